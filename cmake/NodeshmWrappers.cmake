@@ -1,0 +1,71 @@
+# Generates oshcc, oshc++ and oshrun twice: in <build>/bin (pointing at the
+# source include dir and <build>/lib, used by tests) and for installation
+# (pointing at the install prefix). Both record the MPI tools found now, so a
+# different mpicc/mpiexec on PATH later cannot sneak in a mismatched MPI.
+
+if(NOT MPI_C_COMPILER)
+  message(WARNING "nodeshm: MPI was found without an mpicc wrapper; oshcc will not work")
+endif()
+get_filename_component(_nodeshm_mpi_bindir "${MPI_C_COMPILER}" DIRECTORY)
+
+find_program(NODESHM_MPICXX NAMES mpicxx mpic++ mpiCC
+  HINTS "${_nodeshm_mpi_bindir}" NO_DEFAULT_PATH
+  DOC "MPI C++ compiler wrapper used by oshc++")
+if(NOT NODESHM_MPICXX)
+  set(NODESHM_MPICXX "")
+endif()
+
+# Prefer the mpiexec next to mpicc: FindMPI may pick another one from PATH.
+find_program(NODESHM_MPIEXEC NAMES mpiexec mpirun
+  HINTS "${_nodeshm_mpi_bindir}" NO_DEFAULT_PATH DOC "launcher used by oshrun")
+if(NOT NODESHM_MPIEXEC)
+  set(NODESHM_MPIEXEC "${MPIEXEC_EXECUTABLE}" CACHE FILEPATH "launcher used by oshrun" FORCE)
+endif()
+if(NOT NODESHM_MPIEXEC)
+  message(FATAL_ERROR "nodeshm: no mpiexec found next to ${MPI_C_COMPILER}")
+endif()
+
+# oshrun adds launcher-specific options; which ones depends on the flavor.
+if(NOT NODESHM_MPI_FLAVOR)
+  execute_process(COMMAND "${NODESHM_MPIEXEC}" --version
+    OUTPUT_VARIABLE _out ERROR_VARIABLE _out TIMEOUT 30)
+  if(_out MATCHES "Open MPI|OpenRTE|PRRTE|prterun")
+    set(_flavor openmpi)
+  elseif(_out MATCHES "HYDRA|Hydra")
+    set(_flavor mpich)
+  else()
+    set(_flavor unknown)
+  endif()
+  set(NODESHM_MPI_FLAVOR ${_flavor} CACHE STRING
+    "MPI launcher flavor for oshrun: openmpi, mpich or unknown")
+endif()
+message(STATUS "nodeshm: mpicc ${MPI_C_COMPILER}, mpiexec ${NODESHM_MPIEXEC} (${NODESHM_MPI_FLAVOR})")
+
+function(_nodeshm_wrappers outdir incdir libdir)
+  set(NODESHM_WRAPPER_INCDIR "${incdir}")
+  set(NODESHM_WRAPPER_LIBDIR "${libdir}")
+  foreach(w oshcc oshc++)
+    set(NODESHM_WRAPPER_NAME ${w})
+    if(w STREQUAL "oshcc")
+      set(NODESHM_WRAPPED_COMPILER "${MPI_C_COMPILER}")
+    else()
+      set(NODESHM_WRAPPED_COMPILER "${NODESHM_MPICXX}")
+    endif()
+    # configure_file keeps the template's executable bit.
+    configure_file("${PROJECT_SOURCE_DIR}/tools/oshcc.in" "${outdir}/${w}" @ONLY)
+  endforeach()
+  configure_file("${PROJECT_SOURCE_DIR}/tools/oshrun.in" "${outdir}/oshrun" @ONLY)
+endfunction()
+
+_nodeshm_wrappers("${PROJECT_BINARY_DIR}/bin"
+  "${PROJECT_SOURCE_DIR}/include" "${PROJECT_BINARY_DIR}/lib")
+_nodeshm_wrappers("${PROJECT_BINARY_DIR}/install-bin"
+  "${CMAKE_INSTALL_FULL_INCLUDEDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
+install(PROGRAMS
+  "${PROJECT_BINARY_DIR}/install-bin/oshcc"
+  "${PROJECT_BINARY_DIR}/install-bin/oshc++"
+  "${PROJECT_BINARY_DIR}/install-bin/oshrun"
+  DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+set(NODESHM_OSHRUN "${PROJECT_BINARY_DIR}/bin/oshrun")
+set(NODESHM_OSHCC "${PROJECT_BINARY_DIR}/bin/oshcc")

@@ -1,0 +1,129 @@
+/* nodeshm core: put, get, atomics and signals, node-local or through MPI. */
+#include "core/access.h"
+
+#include <stdint.h>
+
+static void copy_blocks(char *dst, const char *src, size_t block, size_t nblocks,
+                        size_t dst_stride, size_t src_stride)
+{
+    if (nblocks == 1 || (dst_stride == block && src_stride == block)) {
+        memcpy(dst, src, block * nblocks);
+        return;
+    }
+    for (size_t b = 0; b < nblocks; b++) memcpy(dst + b * dst_stride, src + b * src_stride, block);
+}
+
+/* bytes spanned by nblocks blocks `stride` apart: what must lie in the symmetric segment */
+static size_t span(size_t block, size_t nblocks, size_t stride)
+{
+    return nblocks ? (nblocks - 1) * stride + block : 0;
+}
+
+int nodeshm_put(const char *call, void *dest, const void *src, size_t block, size_t nblocks,
+                size_t dst_stride, size_t src_stride, int pe)
+{
+    nodeshm_target_t t;
+    if (block == 0 || nblocks == 0) return NODESHM_OK;
+    int rc = nodeshm_resolve(call, "dest", dest, span(block, nblocks, dst_stride), pe, &t);
+    if (rc) return rc;
+    if (t.local) {
+        copy_blocks(t.local, src, block, nblocks, dst_stride, src_stride);
+        return NODESHM_OK;
+    }
+    return nodeshm_remote_put(call, t.seg, t.off, src, block, nblocks, dst_stride, src_stride, pe);
+}
+
+int nodeshm_get(const char *call, void *dest, const void *src, size_t block, size_t nblocks,
+                size_t dst_stride, size_t src_stride, int pe)
+{
+    nodeshm_target_t t;
+    if (block == 0 || nblocks == 0) return NODESHM_OK;
+    int rc = nodeshm_resolve(call, "source", src, span(block, nblocks, src_stride), pe, &t);
+    if (rc) return rc;
+    if (t.local) {
+        copy_blocks(dest, t.local, block, nblocks, dst_stride, src_stride);
+        return NODESHM_OK;
+    }
+    return nodeshm_remote_get(call, dest, t.seg, t.off, block, nblocks, dst_stride, src_stride, pe);
+}
+
+/* CPU atomics on a node peer's word; one body for both word sizes.  Sequentially consistent:
+ * AMOs are ordered with puts by fence/quiet, and on x86 every locked op is a full barrier. */
+#define LOCAL_AMO(UINT)                                                                            \
+    static void local_amo_##UINT(int op, UINT *p, const void *operand, const void *compare,        \
+                                 void *result)                                                     \
+    {                                                                                              \
+        UINT v = 0, c = 0, old;                                                                    \
+        if (operand) memcpy(&v, operand, sizeof v);                                                \
+        switch (op) {                                                                              \
+        case NODESHM_AMO_FETCH: old = __atomic_load_n(p, __ATOMIC_SEQ_CST); break;                \
+        case NODESHM_AMO_SET: __atomic_store_n(p, v, __ATOMIC_SEQ_CST); old = 0; break;            \
+        case NODESHM_AMO_SWAP: old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); break;           \
+        case NODESHM_AMO_CSWAP:                                                                    \
+            memcpy(&c, compare, sizeof c);                                                         \
+            old = c;                                                                               \
+            __atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);        \
+            break;                                                                                 \
+        case NODESHM_AMO_ADD: old = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); break;             \
+        case NODESHM_AMO_AND: old = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); break;             \
+        case NODESHM_AMO_OR: old = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); break;               \
+        default: old = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); break;                          \
+        }                                                                                          \
+        if (result) memcpy(result, &old, sizeof old);                                              \
+    }
+LOCAL_AMO(uint32_t)
+LOCAL_AMO(uint64_t)
+
+int nodeshm_amo(const char *call, int op, size_t size, void *dest, const void *operand,
+                const void *compare, void *result, int pe)
+{
+    nodeshm_target_t t;
+    int rc = nodeshm_resolve(call, "dest", dest, size, pe, &t);
+    if (rc) return rc;
+    if (__builtin_expect(((uintptr_t)dest & (size - 1)) != 0, 0))
+        return nodeshm_report(NODESHM_ERR_ARG, call, "dest %p is not aligned to %zu bytes", dest, size);
+    if (t.local && !nodeshm_rt.atomics_via_mpi) {
+        if (size == 4) local_amo_uint32_t(op, (uint32_t *)t.local, operand, compare, result);
+        else local_amo_uint64_t(op, (uint64_t *)t.local, operand, compare, result);
+        return NODESHM_OK;
+    }
+    return nodeshm_remote_amo(call, op, size, t.seg, t.off, operand, compare, result, pe);
+}
+
+int nodeshm_put_signal(const char *call, void *dest, const void *src, size_t nbytes,
+                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    if (sig_op != 0 && sig_op != 1) /* SHMEM_SIGNAL_SET, SHMEM_SIGNAL_ADD */
+        return nodeshm_report(NODESHM_ERR_ARG, call, "invalid sig_op %d", sig_op);
+    nodeshm_target_t t;
+    int rc = nodeshm_put_contig(call, dest, src, nbytes, pe);
+    if (rc) return rc;
+    rc = nodeshm_resolve(call, "sig_addr", sig_addr, sizeof *sig_addr, pe, &t);
+    if (rc) return rc;
+    int op = sig_op == 0 ? NODESHM_AMO_SET : NODESHM_AMO_ADD;
+    if (t.local && !nodeshm_rt.atomics_via_mpi) {
+        /* xchg / lock xadd order every earlier store, non-temporal ones included */
+        if (op == NODESHM_AMO_SET) __atomic_exchange_n((uint64_t *)t.local, signal, __ATOMIC_SEQ_CST);
+        else __atomic_fetch_add((uint64_t *)t.local, signal, __ATOMIC_SEQ_CST);
+        return NODESHM_OK;
+    }
+    /* the data must be complete at the target before the signal lands there */
+    if (!t.local || nbytes) {
+        rc = nodeshm_remote_flush(pe);
+        if (rc) return rc;
+    }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return nodeshm_remote_amo(call, op, 8, t.seg, t.off, &signal, NULL, NULL, pe);
+}
+
+int nodeshm_quiet(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return nodeshm_remote_flush_all();
+}
+
+int nodeshm_fence(void)
+{
+    /* MPI does not order puts to one target, so fence costs a flush on the MPI path */
+    return nodeshm_quiet();
+}

@@ -1,0 +1,40 @@
+/* nodeshm core: node-aware barrier. */
+#include "core/node_barrier.h"
+#include "core/runtime.h"
+#include "core/wait.h"
+
+#include <mpi.h>
+
+static int barrier(const char *call, int with_leaders)
+{
+    nodeshm_ctrl_t *c = nodeshm_ctrl_of(0);
+    int n = nodeshm_rt.topo.node_n_pes;
+    int leader = nodeshm_rt.topo.node_my_pe == 0;
+    int cross = with_leaders && nodeshm_rt.spans_nodes;
+    /* read the generation before arriving, or the release could be missed */
+    uint64_t gen = __atomic_load_n(&c->barrier_generation, __ATOMIC_ACQUIRE);
+    uint64_t arrived = __atomic_add_fetch(&c->barrier_arrived, 1, __ATOMIC_ACQ_REL);
+    nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+    if (!cross) {
+        /* the last to arrive releases: nobody waits for one particular PE to be scheduled */
+        if (arrived == (uint64_t)n) {
+            __atomic_store_n(&c->barrier_arrived, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&c->barrier_generation, gen + 1, __ATOMIC_RELEASE);
+            return NODESHM_OK;
+        }
+    } else if (leader) {
+        while (__atomic_load_n(&c->barrier_arrived, __ATOMIC_ACQUIRE) != (uint64_t)n)
+            nodeshm_wait_step(&w);
+        __atomic_store_n(&c->barrier_arrived, 0, __ATOMIC_RELAXED);
+        int err = MPI_Barrier(nodeshm_rt.topo.leaders);
+        __atomic_store_n(&c->barrier_generation, gen + 1, __ATOMIC_RELEASE);
+        if (err != MPI_SUCCESS) return nodeshm_report(NODESHM_ERR_MPI, call, "MPI_Barrier failed");
+        return NODESHM_OK;
+    }
+    while (__atomic_load_n(&c->barrier_generation, __ATOMIC_ACQUIRE) == gen) nodeshm_wait_step(&w);
+    return NODESHM_OK;
+}
+
+int nodeshm_world_barrier(const char *call) { return barrier(call, 1); }
+
+void nodeshm_node_barrier(void) { (void)barrier("node_barrier", 0); }

@@ -1,0 +1,165 @@
+/* nodeshm core: MPI-3 RMA between nodes. */
+#include "core/remote.h"
+#include "core/runtime.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdint.h>
+
+static MPI_Win windows[NODESHM_NSEGS] = {MPI_WIN_NULL, MPI_WIN_NULL};
+
+static int mpi_failed(const char *call, const char *what, int err)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(err, text, &len);
+    return nodeshm_report(NODESHM_ERR_MPI, call, "%s failed: %s", what, text);
+}
+#define MPI_TRY(call, expr)                                                                        \
+    do {                                                                                           \
+        int err_ = (expr);                                                                         \
+        if (err_ != MPI_SUCCESS) return mpi_failed(call, #expr, err_);                             \
+    } while (0)
+
+int nodeshm_remote_init(void)
+{
+    if (!nodeshm_rt.spans_nodes) return NODESHM_OK;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "same_disp_unit", "true");
+    for (int s = 0; s < NODESHM_NSEGS; s++) {
+        nodeshm_segment_t *seg = &nodeshm_rt.seg[s];
+        MPI_TRY("shmem_init", MPI_Win_create(seg->base, (MPI_Aint)seg->size, 1, info,
+                                             nodeshm_rt.topo.world, &windows[s]));
+        MPI_Win_set_errhandler(windows[s], MPI_ERRORS_RETURN);
+        MPI_TRY("shmem_init", MPI_Win_lock_all(MPI_MODE_NOCHECK, windows[s]));
+    }
+    MPI_Info_free(&info);
+    return NODESHM_OK;
+}
+
+void nodeshm_remote_fini(void)
+{
+    for (int s = 0; s < NODESHM_NSEGS; s++) {
+        if (windows[s] == MPI_WIN_NULL) continue;
+        MPI_Win_unlock_all(windows[s]);
+        MPI_Win_free(&windows[s]);
+    }
+}
+
+/* A datatype for nblocks blocks of `block` bytes, `stride` bytes apart; MPI counts are ints, so
+ * large contiguous transfers use blocks of 1 MiB elements. */
+static int make_type(size_t block, size_t nblocks, size_t stride, MPI_Datatype *type, int *count)
+{
+    if (nblocks == 1) {
+        if (block <= INT_MAX) {
+            *type = MPI_BYTE;
+            *count = (int)block;
+            return 0;
+        }
+        return -1; /* caller splits */
+    }
+    if (block > INT_MAX || nblocks > INT_MAX) return -1;
+    MPI_Type_create_hvector((int)nblocks, (int)block, (MPI_Aint)stride, MPI_BYTE, type);
+    MPI_Type_commit(type);
+    *count = 1;
+    return 1;
+}
+
+static int transfer(const char *call, int is_put, void *local, int seg, size_t off, size_t block,
+                    size_t nblocks, size_t dst_stride, size_t src_stride, int pe)
+{
+    MPI_Win win = windows[seg];
+    if (nblocks == 1 && block > INT_MAX) { /* split huge contiguous transfers */
+        const size_t chunk = (size_t)1 << 30;
+        for (size_t done = 0; done < block; done += chunk) {
+            size_t n = block - done < chunk ? block - done : chunk;
+            int rc = transfer(call, is_put, (char *)local + done, seg, off + done, n, 1, 0, 0, pe);
+            if (rc) return rc;
+        }
+        return NODESHM_OK;
+    }
+    MPI_Datatype ltype, rtype;
+    int lcount, rcount;
+    size_t local_stride = is_put ? src_stride : dst_stride;
+    size_t remote_stride = is_put ? dst_stride : src_stride;
+    int lfree = make_type(block, nblocks, local_stride, &ltype, &lcount);
+    int rfree = make_type(block, nblocks, remote_stride, &rtype, &rcount);
+    if (lfree < 0 || rfree < 0)
+        return nodeshm_report(NODESHM_ERR_ARG, call, "strided transfer too large (%zu blocks of %zu bytes)",
+                              nblocks, block);
+    int err = is_put ? MPI_Put(local, lcount, ltype, pe, (MPI_Aint)off, rcount, rtype, win)
+                     : MPI_Get(local, lcount, ltype, pe, (MPI_Aint)off, rcount, rtype, win);
+    if (err == MPI_SUCCESS) err = is_put ? MPI_Win_flush_local(pe, win) : MPI_Win_flush(pe, win);
+    if (lfree) MPI_Type_free(&ltype);
+    if (rfree) MPI_Type_free(&rtype);
+    if (err != MPI_SUCCESS) return mpi_failed(call, is_put ? "MPI_Put" : "MPI_Get", err);
+    if (is_put) nodeshm_rt.remote_pending = 1;
+    return NODESHM_OK;
+}
+
+int nodeshm_remote_put(const char *call, int seg, size_t off, const void *src, size_t block,
+                       size_t nblocks, size_t dst_stride, size_t src_stride, int pe)
+{
+    return transfer(call, 1, (void *)src, seg, off, block, nblocks, dst_stride, src_stride, pe);
+}
+
+int nodeshm_remote_get(const char *call, void *dst, int seg, size_t off, size_t block,
+                       size_t nblocks, size_t dst_stride, size_t src_stride, int pe)
+{
+    return transfer(call, 0, dst, seg, off, block, nblocks, dst_stride, src_stride, pe);
+}
+
+int nodeshm_remote_amo(const char *call, int op, size_t size, int seg, size_t off,
+                       const void *operand, const void *compare, void *result, int pe)
+{
+    static const MPI_Op ops[] = {
+        [NODESHM_AMO_FETCH] = MPI_NO_OP, [NODESHM_AMO_SET] = MPI_REPLACE,
+        [NODESHM_AMO_SWAP] = MPI_REPLACE, [NODESHM_AMO_CSWAP] = MPI_REPLACE,
+        [NODESHM_AMO_ADD] = MPI_SUM,      [NODESHM_AMO_AND] = MPI_BAND,
+        [NODESHM_AMO_OR] = MPI_BOR,       [NODESHM_AMO_XOR] = MPI_BXOR,
+    };
+    /* Unsigned integers of the word's size: two's complement makes SUM right for signed types,
+     * and the other ops move bits (float swap/set/fetch included). */
+    MPI_Datatype type = size == 4 ? MPI_UINT32_T : MPI_UINT64_T;
+    MPI_Win win = windows[seg];
+    uint64_t scratch, zero = 0;
+    if (op == NODESHM_AMO_CSWAP)
+        MPI_TRY(call, MPI_Compare_and_swap(operand, compare, result, type, pe, (MPI_Aint)off, win));
+    else if (result || op == NODESHM_AMO_FETCH)
+        MPI_TRY(call, MPI_Fetch_and_op(operand ? operand : &zero, result ? result : &scratch, type,
+                                       pe, (MPI_Aint)off, ops[op], win));
+    else
+        MPI_TRY(call, MPI_Accumulate(operand, 1, type, pe, (MPI_Aint)off, 1, type, ops[op], win));
+    if (result || op == NODESHM_AMO_FETCH || op == NODESHM_AMO_CSWAP) {
+        MPI_TRY(call, MPI_Win_flush(pe, win));
+    } else {
+        MPI_TRY(call, MPI_Win_flush_local(pe, win)); /* operand lives on the caller's stack */
+        nodeshm_rt.remote_pending = 1;
+    }
+    return NODESHM_OK;
+}
+
+int nodeshm_remote_flush_all(void)
+{
+    if (!nodeshm_rt.remote_pending) return NODESHM_OK;
+    for (int s = 0; s < NODESHM_NSEGS; s++)
+        if (windows[s] != MPI_WIN_NULL) MPI_TRY("shmem_quiet", MPI_Win_flush_all(windows[s]));
+    nodeshm_rt.remote_pending = 0;
+    return NODESHM_OK;
+}
+
+int nodeshm_remote_flush(int pe)
+{
+    if (!nodeshm_rt.remote_pending) return NODESHM_OK;
+    for (int s = 0; s < NODESHM_NSEGS; s++)
+        if (windows[s] != MPI_WIN_NULL) MPI_TRY("shmem_pe_quiet", MPI_Win_flush(pe, windows[s]));
+    return NODESHM_OK; /* other PEs may still have pending operations */
+}
+
+void nodeshm_remote_progress(void)
+{
+    /* An MPI call that does nothing but drive the progress engine. */
+    int flag;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, nodeshm_rt.topo.world, &flag, MPI_STATUS_IGNORE);
+}

@@ -1,0 +1,34 @@
+/* nodeshm core: the between-node path, MPI-3 passive-target RMA.
+ *
+ * One window per segment over the world communicator, locked once with MPI_Win_lock_all.
+ * Only created when the job spans (pseudo-)nodes; within a node nothing here runs. */
+#ifndef NODESHM_REMOTE_H
+#define NODESHM_REMOTE_H
+
+#include <stddef.h>
+
+enum nodeshm_amo_op {
+    NODESHM_AMO_FETCH, NODESHM_AMO_SET, NODESHM_AMO_SWAP, NODESHM_AMO_CSWAP,
+    NODESHM_AMO_ADD, NODESHM_AMO_AND, NODESHM_AMO_OR, NODESHM_AMO_XOR,
+};
+
+int nodeshm_remote_init(void);
+void nodeshm_remote_fini(void);
+
+/* Contiguous or block-strided: nblocks blocks of `block` bytes, block starts `dst_stride` /
+ * `src_stride` bytes apart (contiguous: nblocks = 1). Returns when the source is reusable. */
+int nodeshm_remote_put(const char *call, int seg, size_t off, const void *src, size_t block,
+                       size_t nblocks, size_t dst_stride, size_t src_stride, int pe);
+/* Returns when the data has arrived in dst. */
+int nodeshm_remote_get(const char *call, void *dst, int seg, size_t off, size_t block,
+                       size_t nblocks, size_t dst_stride, size_t src_stride, int pe);
+/* An atomic on a 4- or 8-byte word; `result` (may be NULL for non-fetching ops) is valid on
+ * return.  Non-fetching ops complete remotely at the next flush. */
+int nodeshm_remote_amo(const char *call, int op, size_t size, int seg, size_t off,
+                       const void *operand, const void *compare, void *result, int pe);
+
+int nodeshm_remote_flush_all(void);
+int nodeshm_remote_flush(int pe);
+void nodeshm_remote_progress(void);
+
+#endif

@@ -1,0 +1,158 @@
+/* nodeshm core: bringing the runtime up and down. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "core/runtime.h"
+#include "core/dataseg.h"
+#include "core/env.h"
+#include "core/node_barrier.h"
+#include "core/remote.h"
+#include "core/wait.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+nodeshm_runtime_t nodeshm_rt = {.my_pe = -1};
+
+/* 1 GiB by default: the segment is a sparse file mapped with MAP_NORESERVE, so only the pages a
+ * program touches cost memory. */
+#define DEFAULT_HEAP_BYTES ((size_t)1 << 30)
+
+int nodeshm_bad_target(const char *call, const char *what, const void *addr, size_t len, int pe)
+{
+    if (!nodeshm_rt.initialized || nodeshm_rt.finalized) return nodeshm_require_init(call);
+    if ((unsigned)pe >= (unsigned)nodeshm_rt.n_pes)
+        return nodeshm_report(NODESHM_ERR_ARG, call, "invalid PE %d (valid PEs are 0 to %d)", pe,
+                              nodeshm_rt.n_pes - 1);
+    return nodeshm_report(NODESHM_ERR_ARG, call,
+                          "%s %p (%zu bytes) is not symmetric: not within the symmetric heap "
+                          "[%p, +%zu) or the data segment [%p, +%zu)",
+                          what, addr, len, (void *)nodeshm_user_heap_base(), nodeshm_rt.heap_size,
+                          (void *)nodeshm_rt.seg[NODESHM_SEG_DATA].base,
+                          nodeshm_rt.seg[NODESHM_SEG_DATA].size);
+}
+
+int nodeshm_require_init(const char *call)
+{
+    if (nodeshm_rt.initialized && !nodeshm_rt.finalized) return NODESHM_OK;
+    return nodeshm_report(NODESHM_ERR_ARG, call, "called %s shmem_init",
+                          nodeshm_rt.finalized ? "after shmem_finalize, without a new" : "before");
+}
+
+/* All PEs must agree before going on: a failure on one PE fails init everywhere. */
+static int agree(int rc)
+{
+    int ok = rc == NODESHM_OK, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, nodeshm_rt.topo.world);
+    return all ? NODESHM_OK : (rc ? rc : NODESHM_ERR_SYSTEM);
+}
+
+static int setup_data_segment(int method)
+{
+    void *start;
+    size_t size;
+    nodeshm_dataseg_range(&start, &size);
+    /* SPMD: every PE runs the same executable, so sizes agree; check, since MPMD launches exist */
+    unsigned long mine = size, lo = 0, hi = 0;
+    MPI_Allreduce(&mine, &lo, 1, MPI_UNSIGNED_LONG, MPI_MIN, nodeshm_rt.topo.world);
+    MPI_Allreduce(&mine, &hi, 1, MPI_UNSIGNED_LONG, MPI_MAX, nodeshm_rt.topo.world);
+    if (lo != hi) {
+        nodeshm_debug("data segments differ between PEs (%lu..%lu bytes): globals are not symmetric",
+                      lo, hi);
+        start = NULL;
+        size = 0;
+    }
+    int rc = nodeshm_segment_create(&nodeshm_rt.topo, method, size, start, "nodeshm-data",
+                                    &nodeshm_rt.seg[NODESHM_SEG_DATA]);
+    nodeshm_debug("data segment %p, %zu bytes", start, size);
+    return rc;
+}
+
+int nodeshm_runtime_init(const char *call, int requested_thread_level, int *provided)
+{
+    nodeshm_runtime_t *rt = &nodeshm_rt;
+    if (rt->initialized && !rt->finalized) return NODESHM_OK; /* repeated init is a no-op */
+    int mpi_up = 0, mpi_down = 0;
+    MPI_Initialized(&mpi_up);
+    MPI_Finalized(&mpi_down);
+    if (mpi_down)
+        return nodeshm_report(NODESHM_ERR_ARG, call, "MPI is already finalized: cannot start again");
+    static const int mpi_levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED,
+                                     MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE};
+    int mpi_provided;
+    if (!mpi_up) {
+        MPI_Init_thread(NULL, NULL, mpi_levels[requested_thread_level], &mpi_provided);
+        rt->owns_mpi = 1;
+    } else {
+        MPI_Query_thread(&mpi_provided);
+    }
+    int level = 0;
+    for (int i = 0; i < 4; i++)
+        if (mpi_levels[i] == mpi_provided) level = i;
+    rt->thread_level = level < requested_thread_level ? level : requested_thread_level;
+    if (provided) *provided = rt->thread_level;
+
+    int rc = nodeshm_topology_create(MPI_COMM_WORLD, &rt->topo);
+    rt->my_pe = rt->topo.my_pe;
+    rt->n_pes = rt->topo.n_pes;
+    rt->spans_nodes = rt->topo.n_nodes > 1;
+    rt->atomics_via_mpi = rt->spans_nodes;
+    rc = agree(rc);
+    if (rc) return rc;
+
+    size_t heap = 0;
+    rc = nodeshm_env_size("SHMEM_SYMMETRIC_SIZE", DEFAULT_HEAP_BYTES, &heap);
+    if (rc == NODESHM_OK && heap == 0)
+        rc = nodeshm_report(NODESHM_ERR_ENV, call, "invalid SHMEM_SYMMETRIC_SIZE='%s': must be > 0",
+                            getenv("SHMEM_SYMMETRIC_SIZE"));
+    if (rc == NODESHM_OK) {
+        long spins;
+        rc = nodeshm_env_long("NODESHM_SPIN_COUNT", 0, 0, 1L << 30, &spins);
+    }
+    rc = agree(rc);
+    if (rc) return rc;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    rt->heap_size = (heap + page - 1) & ~(page - 1);
+    nodeshm_wait_configure(rt->topo.physical_n_pes, rt->topo.cpus_online, rt->spans_nodes);
+
+    int method;
+    nodeshm_segment_probe(&rt->topo, &method);
+    rc = nodeshm_segment_create(&rt->topo, method, NODESHM_CTRL_BYTES + rt->heap_size, NULL,
+                                "nodeshm-heap", &rt->seg[NODESHM_SEG_HEAP]);
+    if (rc == NODESHM_OK) rc = setup_data_segment(method);
+    if (rc == NODESHM_OK && symheap_create(&rt->heap, rt->heap_size, 64) != SYMHEAP_OK)
+        rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "cannot create the heap allocator");
+    rc = agree(rc);
+    if (rc) return rc;
+    rc = agree(nodeshm_remote_init());
+    if (rc) return rc;
+
+    rt->initialized = 1;
+    rt->finalized = 0;
+    nodeshm_debug("%d PEs, %d node(s), %d PEs on my node, heap %zu bytes, %d CPUs, spin %u%s",
+                  rt->n_pes, rt->topo.n_nodes, rt->topo.node_n_pes, rt->heap_size,
+                  rt->topo.cpus_online, nodeshm_spin_limit,
+                  rt->atomics_via_mpi ? ", atomics through MPI (job spans nodes)" : "");
+    return nodeshm_world_barrier(call);
+}
+
+int nodeshm_runtime_fini(const char *call)
+{
+    nodeshm_runtime_t *rt = &nodeshm_rt;
+    if (!rt->initialized || rt->finalized) return NODESHM_OK;
+    int rc = nodeshm_remote_flush_all();
+    if (rc == NODESHM_OK) rc = nodeshm_world_barrier(call);
+    nodeshm_remote_fini();
+    MPI_Barrier(rt->topo.world); /* nobody unmaps while a peer may still touch its segments */
+    for (int s = 0; s < NODESHM_NSEGS; s++) nodeshm_segment_destroy(&rt->seg[s]);
+    symheap_destroy(rt->heap);
+    rt->heap = NULL;
+    nodeshm_topology_destroy(&rt->topo);
+    rt->finalized = 1;
+    rt->initialized = 0;
+    if (rt->owns_mpi) MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,93 @@
+/* nodeshm core: the process-wide state, and symmetric address resolution.
+ *
+ * A symmetric address is an address in the caller's symmetric heap or data segment.  The same
+ * object on PE `pe` is at the same offset in pe's segment; for a PE of my node that segment is
+ * mapped here too (peer_base), so the object is a plain pointer away. */
+#ifndef NODESHM_RUNTIME_H
+#define NODESHM_RUNTIME_H
+
+#include "core/segment.h"
+#include "core/status.h"
+#include "core/symheap.h"
+#include "core/topology.h"
+
+#include <stdalign.h>
+#include <stdint.h>
+
+enum { NODESHM_SEG_HEAP = 0, NODESHM_SEG_DATA = 1, NODESHM_NSEGS = 2 };
+
+/* Per-PE control block at the start of each heap segment: node-wide synchronization state
+ * lives in the node leader's block.  One writer per cache line. */
+typedef struct nodeshm_ctrl {
+    alignas(64) uint64_t barrier_arrived;
+    alignas(64) uint64_t barrier_generation;
+} nodeshm_ctrl_t;
+#define NODESHM_CTRL_BYTES ((size_t)64 * 1024) /* reserved ahead of the user heap */
+
+typedef struct nodeshm_runtime {
+    int initialized, finalized;
+    int owns_mpi;          /* we called MPI_Init, so we call MPI_Finalize */
+    int thread_level;
+    int my_pe, n_pes;      /* copies of topo's, for the hot paths */
+    int spans_nodes;       /* more than one (pseudo-)node: the MPI path is live */
+    int atomics_via_mpi;   /* AMOs must all take one path to stay atomic with each other */
+    int remote_pending;    /* MPI RMA issued since the last flush */
+    nodeshm_topology_t topo;
+    nodeshm_segment_t seg[NODESHM_NSEGS];
+    size_t heap_size;      /* usable symmetric heap bytes (SHMEM_SYMMETRIC_SIZE) */
+    symheap_t *heap;
+} nodeshm_runtime_t;
+
+extern nodeshm_runtime_t nodeshm_rt;
+
+static inline char *nodeshm_user_heap_base(void)
+{
+    return nodeshm_rt.seg[NODESHM_SEG_HEAP].base + NODESHM_CTRL_BYTES;
+}
+
+static inline nodeshm_ctrl_t *nodeshm_ctrl_of(int node_index)
+{
+    return (nodeshm_ctrl_t *)nodeshm_rt.seg[NODESHM_SEG_HEAP].peer_base[node_index];
+}
+
+/* Where a symmetric object lives on a target PE. */
+typedef struct nodeshm_target {
+    char *local;  /* directly addressable here (the PE is on my node), else NULL */
+    int seg;      /* NODESHM_SEG_* */
+    size_t off;   /* offset in the segment */
+} nodeshm_target_t;
+
+int nodeshm_bad_target(const char *call, const char *what, const void *addr, size_t len, int pe);
+
+/* Resolves `addr` (len bytes, symmetric on the caller) on PE `pe`.  On a bad PE or address it
+ * reports, naming `call` and the value, and returns NODESHM_ERR_ARG. */
+static inline int nodeshm_resolve(const char *call, const char *what, const void *addr, size_t len,
+                                  int pe, nodeshm_target_t *t)
+{
+    t->local = NULL; /* defined on every path: the compiler cannot see that errors return early */
+    t->seg = 0;
+    t->off = 0;
+    if (__builtin_expect((unsigned)pe >= (unsigned)nodeshm_rt.n_pes, 0))
+        return nodeshm_bad_target(call, what, addr, len, pe);
+    for (int s = 0; s < NODESHM_NSEGS; s++) {
+        size_t off = (size_t)((uintptr_t)addr - (uintptr_t)nodeshm_rt.seg[s].base);
+        if (off < nodeshm_rt.seg[s].size && len <= nodeshm_rt.seg[s].size - off) {
+            int idx = nodeshm_rt.topo.node_index_of[pe];
+            t->seg = s;
+            t->off = off;
+            t->local = idx >= 0 ? nodeshm_rt.seg[s].peer_base[idx] + off : NULL;
+            return NODESHM_OK;
+        }
+    }
+    return nodeshm_bad_target(call, what, addr, len, pe);
+}
+
+/* Fails with a clear message when called before shmem_init or after shmem_finalize. */
+int nodeshm_require_init(const char *call);
+
+
+
+/* Collective over MPI_COMM_WORLD; starts MPI first unless the program already has. */
+int nodeshm_runtime_init(const char *call, int requested_thread_level, int *provided);
+int nodeshm_runtime_fini(const char *call);
+#endif

@@ -1,0 +1,32 @@
+/* nodeshm core: memory segments that every PE of a node maps.
+ *
+ * Each PE creates its segment and every PE of its node maps it.  Nothing is ever left in
+ * /dev/shm: segments are memfds that peers open through /proc/<pid>/fd (no name at all), or,
+ * where that is not permitted, shm_open names with 128 random bits, mode 0600, unlinked as soon
+ * as every peer has opened them, before init returns. */
+#ifndef NODESHM_SEGMENT_H
+#define NODESHM_SEGMENT_H
+
+#include "core/topology.h"
+#include <stddef.h>
+
+typedef struct nodeshm_segment {
+    char *base;        /* my own segment, in my address space */
+    size_t size;       /* bytes, a multiple of the page size, the same on every PE */
+    char **peer_base;  /* [node_n_pes]: each node peer's segment mapped here (mine at my index) */
+    int node_n_pes;
+    int fixed;         /* base is an existing range we replaced (the data segment): never unmap */
+} nodeshm_segment_t;
+
+enum nodeshm_share_method { NODESHM_SHARE_MEMFD = 0, NODESHM_SHARE_NAMED = 1 };
+
+/* Collective over the node: finds which sharing method works here (once). */
+int nodeshm_segment_probe(const nodeshm_topology_t *topo, int *method);
+
+/* Collective over the node.  With `fixed` non-NULL, the existing pages [fixed, fixed+size) are
+ * replaced, contents preserved, by the shared segment (the data segment). */
+int nodeshm_segment_create(const nodeshm_topology_t *topo, int method, size_t size, void *fixed,
+                           const char *what, nodeshm_segment_t *seg);
+void nodeshm_segment_destroy(nodeshm_segment_t *seg);
+
+#endif

@@ -1,0 +1,74 @@
+/* nodeshm core: node and pseudo-node discovery. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "core/topology.h"
+#include "core/env.h"
+#include "core/status.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+int nodeshm_topology_create(MPI_Comm parent, nodeshm_topology_t *t)
+{
+    memset(t, 0, sizeof *t);
+    MPI_Comm_dup(parent, &t->world);
+    MPI_Comm_rank(t->world, &t->my_pe);
+    MPI_Comm_size(t->world, &t->n_pes);
+
+    long per_node = 0;
+    int rc = nodeshm_env_long("NODESHM_PES_PER_NODE", 0, 1, 1L << 20, &per_node);
+    if (rc) return rc;
+
+    MPI_Comm physical;
+    MPI_Comm_split_type(t->world, MPI_COMM_TYPE_SHARED, t->my_pe, MPI_INFO_NULL, &physical);
+    MPI_Comm_size(physical, &t->physical_n_pes);
+    if (per_node > 0) {
+        int local;
+        MPI_Comm_rank(physical, &local);
+        MPI_Comm_split(physical, (int)(local / per_node), local, &t->node);
+        MPI_Comm_free(&physical);
+    } else {
+        t->node = physical;
+    }
+    MPI_Comm_rank(t->node, &t->node_my_pe);
+    MPI_Comm_size(t->node, &t->node_n_pes);
+    MPI_Comm_split(t->world, t->node_my_pe == 0 ? 0 : MPI_UNDEFINED, t->my_pe, &t->leaders);
+
+    /* node number = rank of my node's leader among the leaders */
+    int leader_rank = -1;
+    if (t->leaders != MPI_COMM_NULL) {
+        MPI_Comm_rank(t->leaders, &leader_rank);
+        MPI_Comm_size(t->leaders, &t->n_nodes);
+    }
+    int bcast[2] = {leader_rank, t->n_nodes};
+    MPI_Bcast(bcast, 2, MPI_INT, 0, t->node);
+    t->my_node = bcast[0];
+    t->n_nodes = bcast[1];
+
+    t->node_of = malloc(sizeof(int) * (size_t)t->n_pes);
+    t->node_index_of = malloc(sizeof(int) * (size_t)t->n_pes);
+    t->node_pes = malloc(sizeof(int) * (size_t)t->node_n_pes);
+    if (!t->node_of || !t->node_index_of || !t->node_pes)
+        return nodeshm_report(NODESHM_ERR_NOMEM, "shmem_init", "out of memory for %d PEs", t->n_pes);
+    MPI_Allgather(&t->my_node, 1, MPI_INT, t->node_of, 1, MPI_INT, t->world);
+    MPI_Allgather(&t->my_pe, 1, MPI_INT, t->node_pes, 1, MPI_INT, t->node);
+    for (int pe = 0; pe < t->n_pes; pe++) t->node_index_of[pe] = -1;
+    for (int i = 0; i < t->node_n_pes; i++) t->node_index_of[t->node_pes[i]] = i;
+
+    cpu_set_t set;
+    t->cpus_online = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    return NODESHM_OK;
+}
+
+void nodeshm_topology_destroy(nodeshm_topology_t *t)
+{
+    if (t->leaders != MPI_COMM_NULL) MPI_Comm_free(&t->leaders);
+    MPI_Comm_free(&t->node);
+    MPI_Comm_free(&t->world);
+    free(t->node_of);
+    free(t->node_index_of);
+    free(t->node_pes);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,28 @@
+/* nodeshm core: who shares memory with whom.
+ *
+ * A node is the set of PEs that can map each other's memory (MPI_COMM_TYPE_SHARED).
+ * NODESHM_PES_PER_NODE=k cuts each node into pseudo-nodes of k consecutive local ranks, so the
+ * between-node path runs, and is tested, on one machine. */
+#ifndef NODESHM_TOPOLOGY_H
+#define NODESHM_TOPOLOGY_H
+
+#include <mpi.h>
+
+typedef struct nodeshm_topology {
+    MPI_Comm world;      /* duplicate of the parent communicator: our own tag space */
+    int my_pe, n_pes;
+    MPI_Comm node;       /* PEs of my (pseudo-)node, ordered by world rank */
+    int node_my_pe, node_n_pes;
+    MPI_Comm leaders;    /* one PE (node rank 0) per node; MPI_COMM_NULL on the others */
+    int n_nodes, my_node;
+    int *node_index_of;  /* [n_pes]: a PE's index in my node, or -1 if it is on another node */
+    int *node_pes;       /* [node_n_pes]: world PE of each node index */
+    int *node_of;        /* [n_pes]: node number of every PE */
+    int physical_n_pes;  /* PEs on this machine (pseudo-nodes included): they share its CPUs */
+    int cpus_online;     /* CPUs this process may run on: tells when PEs are oversubscribed */
+} nodeshm_topology_t;
+
+int nodeshm_topology_create(MPI_Comm parent, nodeshm_topology_t *topo);
+void nodeshm_topology_destroy(nodeshm_topology_t *topo);
+
+#endif

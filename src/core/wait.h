@@ -1,0 +1,45 @@
+/* nodeshm core: how a PE waits.
+ *
+ * Spin briefly (a peer on another core answers in well under a microsecond), then yield the
+ * core, so that when PEs outnumber cores (8 PEs on 2 cores in CI) the PE we wait for gets to
+ * run.  While waiting, a job that spans nodes also drives MPI progress, because passive-target
+ * RMA aimed at this PE may need this PE to enter the MPI library. */
+#ifndef NODESHM_WAIT_H
+#define NODESHM_WAIT_H
+
+#include <sched.h>
+
+typedef struct nodeshm_waiter { unsigned spins; } nodeshm_waiter_t;
+#define NODESHM_WAITER_INIT {0}
+
+extern unsigned nodeshm_spin_limit;    /* pause-spins before the first yield */
+extern int nodeshm_wait_needs_progress; /* set when the job spans nodes */
+void nodeshm_wait_progress(void);
+
+static inline void nodeshm_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    __asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/* One step of a wait loop: call it each time the awaited condition is still false. */
+static inline void nodeshm_wait_step(nodeshm_waiter_t *w)
+{
+    if (w->spins < nodeshm_spin_limit) {
+        w->spins++;
+        nodeshm_cpu_relax();
+        if (nodeshm_wait_needs_progress && (w->spins & 63) == 0) nodeshm_wait_progress();
+        return;
+    }
+    if (nodeshm_wait_needs_progress) nodeshm_wait_progress();
+    sched_yield();
+}
+
+void nodeshm_wait_configure(int pes_on_node, int cpus, int spans_nodes);
+
+#endif
