@@ -1,0 +1,43 @@
+/* nodeshm benchmarks: timing and statistics. */
+#include "bench_util.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int quick(void)
+{
+    const char *q = getenv("NODESHM_BENCH_QUICK");
+    return q && *q && *q != '0';
+}
+
+int bench_reps(void)
+{
+    const char *r = getenv("NODESHM_BENCH_REPS");
+    int n = r ? atoi(r) : 0;
+    return n > 0 ? n : quick() ? 3 : 11;
+}
+
+long bench_iters(long normal)
+{
+    long n = quick() ? normal / 50 : normal;
+    return n > 0 ? n : 1;
+}
