@@ -19,6 +19,8 @@ nodeshm_runtime_t nodeshm_rt = {.my_pe = -1};
 
 /* 1 GiB by default: the segment is a sparse file mapped with MAP_NORESERVE, so only the pages a
  * program touches cost memory. */
+#define NODESHM_VERSION_STRING "0.1.0"
+
 #define DEFAULT_HEAP_BYTES ((size_t)1 << 30)
 
 int nodeshm_bad_target(const char *call, const char *what, const void *addr, size_t len, int pe)
@@ -69,6 +71,35 @@ static int setup_data_segment(int method)
                                     &nodeshm_rt.seg[NODESHM_SEG_DATA]);
     nodeshm_debug("data segment %p, %zu bytes", start, size);
     return rc;
+}
+
+static int env_set(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* SHMEM_VERSION and SHMEM_INFO (OpenSHMEM environment variables), printed by PE 0 */
+static void print_banner(void)
+{
+    if (env_set("SHMEM_VERSION") || env_set("SHMEM_INFO"))
+        printf("nodeshm %s: OpenSHMEM %d.%d over node-shared memory and MPI\n", NODESHM_VERSION_STRING,
+               1, 5);
+    if (env_set("SHMEM_INFO")) {
+        printf("  PEs %d, nodes %d, PEs per node %d%s\n", nodeshm_rt.n_pes, nodeshm_rt.topo.n_nodes,
+               nodeshm_rt.topo.node_n_pes, getenv("NODESHM_PES_PER_NODE") ? " (pseudo-nodes)" : "");
+        printf("  SHMEM_SYMMETRIC_SIZE   symmetric heap per PE, bytes (k/m/g/t suffixes): %zu\n",
+               nodeshm_rt.heap_size);
+        printf("  SHMEM_DEBUG            debugging messages on stderr: %s\n",
+               nodeshm_debug_enabled() ? "on" : "off");
+        printf("  SHMEM_VERSION          print the library version at start-up\n");
+        printf("  SHMEM_INFO             print this help at start-up\n");
+        printf("  NODESHM_PES_PER_NODE   cut nodes into pseudo-nodes of k PEs (tests the MPI path)\n");
+        printf("  NODESHM_SPIN_COUNT     spins before a waiting PE yields its core: %u\n",
+               nodeshm_spin_limit);
+        printf("  NODESHM_DEBUG          same as SHMEM_DEBUG\n");
+    }
+    fflush(stdout);
 }
 
 int nodeshm_runtime_init(const char *call, int requested_thread_level, int *provided)
@@ -132,6 +163,7 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
 
     rt->initialized = 1;
     rt->finalized = 0;
+    if (rt->my_pe == 0) print_banner();
     nodeshm_debug("%d PEs, %d node(s), %d PEs on my node, heap %zu bytes, %d CPUs, spin %u%s",
                   rt->n_pes, rt->topo.n_nodes, rt->topo.node_n_pes, rt->heap_size,
                   rt->topo.cpus_online, nodeshm_spin_limit,
