@@ -47,14 +47,15 @@ deps: $(MPI_STAMP)
 	tools/bootstrap-mpi.sh $* >/dev/null
 
 # Stamp only after a successful configure, so a failed one is retried.
-# Later CMakeLists.txt changes are picked up by cmake --build itself.
+# Later CMakeLists.txt changes are picked up by cmake --build itself;
+# CMAKE_ARGS only apply to the first configure (make clean to change them).
 $(BUILD)/.configured: $(MPI_STAMP)
 	$(WITH_MPI) cmake -S . -B $(BUILD) -DMPI_C_COMPILER=$(MPICC) $(strip \
 	  $(if $(PREFIX),-DCMAKE_INSTALL_PREFIX=$(PREFIX)) $(CMAKE_ARGS))
 	touch $@
 
 test: all
-	cd $(BUILD) && $(WITH_MPI) ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	cd $(BUILD) && $(WITH_MPI) ctest --output-on-failure -j $(JOBS) --timeout 300 $(CTEST_ARGS)
 
 bench: all
 	$(WITH_MPI) tools/run-bench.sh $(BUILD)

@@ -8,6 +8,14 @@ if(NOT MPI_C_COMPILER)
 endif()
 get_filename_component(_nodeshm_mpi_bindir "${MPI_C_COMPILER}" DIRECTORY)
 
+# The cached choices below belong to one mpicc; redo them if it changes.
+if(DEFINED NODESHM_MPI_FOR AND NOT NODESHM_MPI_FOR STREQUAL MPI_C_COMPILER)
+  unset(NODESHM_MPICXX CACHE)
+  unset(NODESHM_MPIEXEC CACHE)
+  unset(NODESHM_MPI_FLAVOR CACHE)
+endif()
+set(NODESHM_MPI_FOR "${MPI_C_COMPILER}" CACHE INTERNAL "mpicc the wrappers were set up for")
+
 find_program(NODESHM_MPICXX NAMES mpicxx mpic++ mpiCC
   HINTS "${_nodeshm_mpi_bindir}" NO_DEFAULT_PATH
   DOC "MPI C++ compiler wrapper used by oshc++")
