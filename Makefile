@@ -32,7 +32,9 @@ endif
 BUILD ?= build/$(MPI_NAME)
 # The MPI's bin dir goes first in PATH so CMake, the build and ctest all see
 # the same mpicc/mpiexec.
-WITH_MPI := env PATH="$(patsubst %/,%,$(dir $(MPICC))):$$PATH"
+# A CMake from PyPI comes next when the machine's is missing or older than 3.18.
+CMAKE_BIN := $(shell tools/ensure-cmake.sh)
+WITH_MPI := env PATH="$(patsubst %/,%,$(dir $(MPICC))):$(if $(CMAKE_BIN),$(CMAKE_BIN):)$$PATH"
 # cmake --build runs make again; keep its output free of directory chatter.
 MAKEFLAGS += --no-print-directory
 
