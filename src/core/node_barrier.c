@@ -5,12 +5,33 @@
 
 #include <mpi.h>
 
+static uint64_t dissemination_epoch; /* barriers done so far: the same on every node PE */
+
+static void dissemination_barrier(void)
+{
+    int n = nodeshm_rt.topo.node_n_pes, me = nodeshm_rt.topo.node_my_pe;
+    uint64_t epoch = ++dissemination_epoch;
+    nodeshm_ctrl_t *mine = nodeshm_ctrl_of(me);
+    for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
+        nodeshm_ctrl_t *partner = nodeshm_ctrl_of((me + dist) % n);
+        __atomic_store_n(&partner->dissemination[k].epoch, epoch, __ATOMIC_RELEASE);
+        nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+        /* >=: a fast partner may already be one barrier ahead */
+        while (__atomic_load_n(&mine->dissemination[k].epoch, __ATOMIC_ACQUIRE) < epoch)
+            nodeshm_wait_step(&w);
+    }
+}
+
 static int barrier(const char *call, int with_leaders)
 {
     nodeshm_ctrl_t *c = nodeshm_ctrl_of(0);
     int n = nodeshm_rt.topo.node_n_pes;
     int leader = nodeshm_rt.topo.node_my_pe == 0;
     int cross = with_leaders && nodeshm_rt.spans_nodes;
+    if (!cross && !nodeshm_wait_oversubscribed) {
+        dissemination_barrier();
+        return NODESHM_OK;
+    }
     /* read the generation before arriving, or the release could be missed */
     uint64_t gen = __atomic_load_n(&c->barrier_generation, __ATOMIC_ACQUIRE);
     uint64_t arrived = __atomic_add_fetch(&c->barrier_arrived, 1, __ATOMIC_ACQ_REL);

@@ -147,7 +147,9 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
     if (rc) return rc;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     rt->heap_size = (heap + page - 1) & ~(page - 1);
-    nodeshm_wait_configure(rt->topo.physical_n_pes, rt->topo.cpus_online, rt->spans_nodes);
+    int oversubscribed = rt->topo.physical_n_pes > rt->topo.cpus_online, any_oversubscribed = 0;
+    MPI_Allreduce(&oversubscribed, &any_oversubscribed, 1, MPI_INT, MPI_LOR, rt->topo.world);
+    nodeshm_wait_configure(any_oversubscribed, rt->spans_nodes);
 
     int method;
     nodeshm_segment_probe(&rt->topo, &method);

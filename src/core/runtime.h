@@ -18,9 +18,12 @@ enum { NODESHM_SEG_HEAP = 0, NODESHM_SEG_DATA = 1, NODESHM_NSEGS = 2 };
 
 /* Per-PE control block at the start of each heap segment: node-wide synchronization state
  * lives in the node leader's block.  One writer per cache line. */
+#define NODESHM_MAX_ROUNDS 32 /* log2 of the largest node */
 typedef struct nodeshm_ctrl {
     alignas(64) uint64_t barrier_arrived;
     alignas(64) uint64_t barrier_generation;
+    /* dissemination barrier: slot k is written only by the PE 2^k below me */
+    struct { alignas(64) uint64_t epoch; } dissemination[NODESHM_MAX_ROUNDS];
 } nodeshm_ctrl_t;
 #define NODESHM_CTRL_BYTES ((size_t)64 * 1024) /* reserved ahead of the user heap */
 

@@ -14,6 +14,7 @@ typedef struct nodeshm_waiter { unsigned spins; } nodeshm_waiter_t;
 
 extern unsigned nodeshm_spin_limit;    /* pause-spins before the first yield */
 extern int nodeshm_wait_needs_progress; /* set when the job spans nodes */
+extern int nodeshm_wait_oversubscribed;  /* more PEs on this machine than CPUs */
 void nodeshm_wait_progress(void);
 
 static inline void nodeshm_cpu_relax(void)
@@ -40,6 +41,7 @@ static inline void nodeshm_wait_step(nodeshm_waiter_t *w)
     sched_yield();
 }
 
-void nodeshm_wait_configure(int pes_on_node, int cpus, int spans_nodes);
+/* `oversubscribed` must be the same on every PE: barrier algorithms are chosen by it. */
+void nodeshm_wait_configure(int oversubscribed, int spans_nodes);
 
 #endif
