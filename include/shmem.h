@@ -1,6 +1,7 @@
 /* nodeshm: OpenSHMEM over node-shared memory (loads and stores within a node) and MPI-3 RMA
  * between nodes.  Implements the OpenSHMEM 1.5 point-to-point API with the 1.6 additions
- * ibput/ibget and pe_quiet; teams, contexts and collectives beyond barrier_all come later. */
+ * ibput/ibget and pe_quiet, and teams (team_sync the only collective on them so far); contexts and
+ * collectives beyond barrier_all come later. */
 #ifndef SHMEM_H
 #define SHMEM_H
 
@@ -48,6 +49,19 @@ enum { SHMEM_THREAD_SINGLE = 0, SHMEM_THREAD_FUNNELED, SHMEM_THREAD_SERIALIZED,
 typedef void *shmem_ctx_t;
 #define SHMEM_CTX_DEFAULT ((shmem_ctx_t)0)
 
+/* Teams.  A handle is the address of the library's team object: the predefined handles are
+ * link-time constants, usable in initializers; SHMEM_TEAM_INVALID is a null pointer. */
+struct nodeshm_team;
+typedef struct nodeshm_team *shmem_team_t;
+typedef struct {
+    int num_contexts;
+} shmem_team_config_t;
+#define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+extern struct nodeshm_team nodeshm_team_world_obj, nodeshm_team_shared_obj;
+#define SHMEM_TEAM_WORLD ((shmem_team_t)&nodeshm_team_world_obj)
+#define SHMEM_TEAM_SHARED ((shmem_team_t)&nodeshm_team_shared_obj)
+#define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+
 /* ---- setup, query ----------------------------------------------------------------------- */
 void shmem_init(void);
 int shmem_init_thread(int requested, int *provided);
@@ -66,6 +80,23 @@ void start_pes(int npes);
 int _my_pe(void);
 int _num_pes(void);
 int shmem_initialized(void);
+
+/* ---- teams -------------------------------------------------------------------------------- */
+int shmem_team_my_pe(shmem_team_t team);
+int shmem_team_n_pes(shmem_team_t team);
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask,
+                             shmem_team_t *new_team);
+int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
+                        const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                        long yaxis_mask, shmem_team_t *yaxis_team);
+void shmem_team_destroy(shmem_team_t team);
+/* Returns when every PE of the team has called it; unlike a barrier, it does not complete
+ * outstanding puts (call shmem_quiet first for that). */
+int shmem_team_sync(shmem_team_t team);
 
 /* ---- memory management ------------------------------------------------------------------ */
 void *shmem_malloc(size_t size);

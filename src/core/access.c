@@ -13,38 +13,56 @@ static void copy_blocks(char *dst, const char *src, size_t block, size_t nblocks
     for (size_t b = 0; b < nblocks; b++) memcpy(dst + b * dst_stride, src + b * src_stride, block);
 }
 
-/* bytes spanned by nblocks blocks `stride` apart: what must lie in the symmetric segment */
-static size_t span(size_t block, size_t nblocks, size_t stride)
+/* A strided request in bytes; fails (reporting) when the sizes overflow. */
+typedef struct { size_t block, dst_stride, src_stride, dst_span, src_span; } strided_t;
+
+static int strided_bytes(const char *call, size_t elem, size_t bsize, size_t nblocks,
+                         size_t dst_stride, size_t src_stride, strided_t *r)
 {
-    return nblocks ? (nblocks - 1) * stride + block : 0;
+    size_t dlast, slast;
+    if (__builtin_mul_overflow(elem, bsize, &r->block) ||
+        __builtin_mul_overflow(elem, dst_stride, &r->dst_stride) ||
+        __builtin_mul_overflow(elem, src_stride, &r->src_stride) ||
+        __builtin_mul_overflow(nblocks - 1, r->dst_stride, &dlast) ||
+        __builtin_mul_overflow(nblocks - 1, r->src_stride, &slast) ||
+        __builtin_add_overflow(dlast, r->block, &r->dst_span) ||
+        __builtin_add_overflow(slast, r->block, &r->src_span))
+        return nodeshm_report(NODESHM_ERR_ARG, call,
+                              "strided transfer too large: %zu blocks of %zu elements, strides %zu "
+                              "and %zu", nblocks, bsize, dst_stride, src_stride);
+    return NODESHM_OK;
 }
 
-int nodeshm_put(const char *call, void *dest, const void *src, size_t block, size_t nblocks,
-                size_t dst_stride, size_t src_stride, int pe)
+int nodeshm_put(const char *call, void *dest, const void *src, size_t elem, size_t bsize,
+                size_t nblocks, size_t dst_stride, size_t src_stride, int pe)
 {
     nodeshm_target_t t;
-    if (block == 0 || nblocks == 0) return NODESHM_OK;
-    int rc = nodeshm_resolve(call, "dest", dest, span(block, nblocks, dst_stride), pe, &t);
+    strided_t r;
+    if (bsize == 0 || nblocks == 0) return NODESHM_OK;
+    int rc = strided_bytes(call, elem, bsize, nblocks, dst_stride, src_stride, &r);
+    if (!rc) rc = nodeshm_resolve(call, "dest", dest, r.dst_span, pe, &t);
     if (rc) return rc;
     if (t.local) {
-        copy_blocks(t.local, src, block, nblocks, dst_stride, src_stride);
+        copy_blocks(t.local, src, r.block, nblocks, r.dst_stride, r.src_stride);
         return NODESHM_OK;
     }
-    return nodeshm_remote_put(call, t.seg, t.off, src, block, nblocks, dst_stride, src_stride, pe);
+    return nodeshm_remote_put(call, t.seg, t.off, src, r.block, nblocks, r.dst_stride, r.src_stride, pe);
 }
 
-int nodeshm_get(const char *call, void *dest, const void *src, size_t block, size_t nblocks,
-                size_t dst_stride, size_t src_stride, int pe)
+int nodeshm_get(const char *call, void *dest, const void *src, size_t elem, size_t bsize,
+                size_t nblocks, size_t dst_stride, size_t src_stride, int pe)
 {
     nodeshm_target_t t;
-    if (block == 0 || nblocks == 0) return NODESHM_OK;
-    int rc = nodeshm_resolve(call, "source", src, span(block, nblocks, src_stride), pe, &t);
+    strided_t r;
+    if (bsize == 0 || nblocks == 0) return NODESHM_OK;
+    int rc = strided_bytes(call, elem, bsize, nblocks, dst_stride, src_stride, &r);
+    if (!rc) rc = nodeshm_resolve(call, "source", src, r.src_span, pe, &t);
     if (rc) return rc;
     if (t.local) {
-        copy_blocks(dest, t.local, block, nblocks, dst_stride, src_stride);
+        copy_blocks(dest, t.local, r.block, nblocks, r.dst_stride, r.src_stride);
         return NODESHM_OK;
     }
-    return nodeshm_remote_get(call, dest, t.seg, t.off, block, nblocks, dst_stride, src_stride, pe);
+    return nodeshm_remote_get(call, dest, t.seg, t.off, r.block, nblocks, r.dst_stride, r.src_stride, pe);
 }
 
 /* CPU atomics on a node peer's word; one body for both word sizes.  Sequentially consistent:

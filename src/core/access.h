@@ -11,11 +11,12 @@
 
 #include <string.h>
 
-/* Block-strided put/get in bytes: nblocks blocks of `block` bytes; strides in bytes. */
-int nodeshm_put(const char *call, void *dest, const void *src, size_t block, size_t nblocks,
-                size_t dst_stride, size_t src_stride, int pe);
-int nodeshm_get(const char *call, void *dest, const void *src, size_t block, size_t nblocks,
-                size_t dst_stride, size_t src_stride, int pe);
+/* Block-strided put/get: nblocks blocks of bsize elements of `elem` bytes, block starts
+ * dst_stride / src_stride elements apart (iput/iget: bsize 1). */
+int nodeshm_put(const char *call, void *dest, const void *src, size_t elem, size_t bsize,
+                size_t nblocks, size_t dst_stride, size_t src_stride, int pe);
+int nodeshm_get(const char *call, void *dest, const void *src, size_t elem, size_t bsize,
+                size_t nblocks, size_t dst_stride, size_t src_stride, int pe);
 
 /* Atomic `op` on the `size`-byte (4 or 8) word at symmetric `dest` on `pe`.  `operand` and
  * `compare` point to values of that size; `result` (NULL for non-fetching ops) receives the

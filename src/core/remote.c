@@ -5,8 +5,14 @@
 #include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
+#include <string.h>
 
 static MPI_Win windows[NODESHM_NSEGS] = {MPI_WIN_NULL, MPI_WIN_NULL};
+
+/* Open MPI 5.0 (osc/rdma with hardware-style atomics) returns wrong results for 64-bit
+ * MPI_BAND/BOR/BXOR in MPI_Fetch_and_op (seen with 5.0.11; a pure-MPI program reproduces it);
+ * there we build those from MPI_Compare_and_swap, which is right. */
+static int bitwise64_by_cas;
 
 static int mpi_failed(const char *call, const char *what, int err)
 {
@@ -24,6 +30,10 @@ static int mpi_failed(const char *call, const char *what, int err)
 int nodeshm_remote_init(void)
 {
     if (!nodeshm_rt.spans_nodes) return NODESHM_OK;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    bitwise64_by_cas = strstr(version, "Open MPI") != NULL;
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "same_disp_unit", "true");
@@ -94,7 +104,7 @@ static int transfer(const char *call, int is_put, void *local, int seg, size_t o
     if (lfree) MPI_Type_free(&ltype);
     if (rfree) MPI_Type_free(&rtype);
     if (err != MPI_SUCCESS) return mpi_failed(call, is_put ? "MPI_Put" : "MPI_Get", err);
-    if (is_put) nodeshm_rt.remote_pending = 1;
+    if (is_put) __atomic_store_n(&nodeshm_rt.remote_pending, 1, __ATOMIC_RELEASE);
     return NODESHM_OK;
 }
 
@@ -110,6 +120,24 @@ int nodeshm_remote_get(const char *call, void *dst, int seg, size_t off, size_t 
     return transfer(call, 0, dst, seg, off, block, nblocks, dst_stride, src_stride, pe);
 }
 
+static int bitwise_by_cas(const char *call, int op, size_t off, const void *operand, void *result,
+                          int pe, MPI_Win win)
+{
+    uint64_t v, old, seen, zero = 0;
+    memcpy(&v, operand, sizeof v);
+    MPI_TRY(call, MPI_Fetch_and_op(&zero, &old, MPI_UINT64_T, pe, (MPI_Aint)off, MPI_NO_OP, win));
+    MPI_TRY(call, MPI_Win_flush(pe, win));
+    for (;;) {
+        uint64_t want = op == NODESHM_AMO_AND ? old & v : op == NODESHM_AMO_OR ? old | v : old ^ v;
+        MPI_TRY(call, MPI_Compare_and_swap(&want, &old, &seen, MPI_UINT64_T, pe, (MPI_Aint)off, win));
+        MPI_TRY(call, MPI_Win_flush(pe, win));
+        if (seen == old) break;
+        old = seen;
+    }
+    if (result) memcpy(result, &old, sizeof old);
+    return NODESHM_OK;
+}
+
 int nodeshm_remote_amo(const char *call, int op, size_t size, int seg, size_t off,
                        const void *operand, const void *compare, void *result, int pe)
 {
@@ -123,6 +151,9 @@ int nodeshm_remote_amo(const char *call, int op, size_t size, int seg, size_t of
      * and the other ops move bits (float swap/set/fetch included). */
     MPI_Datatype type = size == 4 ? MPI_UINT32_T : MPI_UINT64_T;
     MPI_Win win = windows[seg];
+    if (size == 8 && bitwise64_by_cas &&
+        (op == NODESHM_AMO_AND || op == NODESHM_AMO_OR || op == NODESHM_AMO_XOR))
+        return bitwise_by_cas(call, op, off, operand, result, pe, win);
     uint64_t scratch, zero = 0;
     if (op == NODESHM_AMO_CSWAP)
         MPI_TRY(call, MPI_Compare_and_swap(operand, compare, result, type, pe, (MPI_Aint)off, win));
@@ -135,23 +166,23 @@ int nodeshm_remote_amo(const char *call, int op, size_t size, int seg, size_t of
         MPI_TRY(call, MPI_Win_flush(pe, win));
     } else {
         MPI_TRY(call, MPI_Win_flush_local(pe, win)); /* operand lives on the caller's stack */
-        nodeshm_rt.remote_pending = 1;
+        __atomic_store_n(&nodeshm_rt.remote_pending, 1, __ATOMIC_RELEASE);
     }
     return NODESHM_OK;
 }
 
 int nodeshm_remote_flush_all(void)
 {
-    if (!nodeshm_rt.remote_pending) return NODESHM_OK;
+    /* cleared before flushing: an operation another thread issues meanwhile stays pending */
+    if (!__atomic_exchange_n(&nodeshm_rt.remote_pending, 0, __ATOMIC_ACQ_REL)) return NODESHM_OK;
     for (int s = 0; s < NODESHM_NSEGS; s++)
         if (windows[s] != MPI_WIN_NULL) MPI_TRY("shmem_quiet", MPI_Win_flush_all(windows[s]));
-    nodeshm_rt.remote_pending = 0;
     return NODESHM_OK;
 }
 
 int nodeshm_remote_flush(int pe)
 {
-    if (!nodeshm_rt.remote_pending) return NODESHM_OK;
+    if (!__atomic_load_n(&nodeshm_rt.remote_pending, __ATOMIC_ACQUIRE)) return NODESHM_OK;
     for (int s = 0; s < NODESHM_NSEGS; s++)
         if (windows[s] != MPI_WIN_NULL) MPI_TRY("shmem_pe_quiet", MPI_Win_flush(pe, windows[s]));
     return NODESHM_OK; /* other PEs may still have pending operations */
@@ -159,6 +190,9 @@ int nodeshm_remote_flush(int pe)
 
 void nodeshm_remote_progress(void)
 {
+    /* MPI completes operations only at a flush: a PE about to wait for an answer must not
+     * leave its own operations unflushed (the answer may depend on them) */
+    (void)nodeshm_remote_flush_all();
     /* An MPI call that does nothing but drive the progress engine. */
     int flag;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, nodeshm_rt.topo.world, &flag, MPI_STATUS_IGNORE);

@@ -67,7 +67,7 @@ static int setup_data_segment(int method)
         start = NULL;
         size = 0;
     }
-    int rc = nodeshm_segment_create(&nodeshm_rt.topo, method, size, start, "nodeshm-data",
+    int rc = nodeshm_segment_create(&nodeshm_rt.topo, method, size, start, 0, 0, "nodeshm-data",
                                     &nodeshm_rt.seg[NODESHM_SEG_DATA]);
     nodeshm_debug("data segment %p, %zu bytes", start, size);
     return rc;
@@ -105,7 +105,10 @@ static void print_banner(void)
 int nodeshm_runtime_init(const char *call, int requested_thread_level, int *provided)
 {
     nodeshm_runtime_t *rt = &nodeshm_rt;
-    if (rt->initialized && !rt->finalized) return NODESHM_OK; /* repeated init is a no-op */
+    if (rt->initialized && !rt->finalized) { /* repeated init is a no-op */
+        if (provided) *provided = rt->thread_level;
+        return NODESHM_OK;
+    }
     int mpi_up = 0, mpi_down = 0;
     MPI_Initialized(&mpi_up);
     MPI_Finalized(&mpi_down);
@@ -154,7 +157,7 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
     int method;
     nodeshm_segment_probe(&rt->topo, &method);
     rc = nodeshm_segment_create(&rt->topo, method, NODESHM_CTRL_BYTES + rt->heap_size, NULL,
-                                "nodeshm-heap", &rt->seg[NODESHM_SEG_HEAP]);
+                                NODESHM_HEAP_ALIGN, NODESHM_CTRL_BYTES, "nodeshm-heap", &rt->seg[NODESHM_SEG_HEAP]);
     if (rc == NODESHM_OK) rc = setup_data_segment(method);
     if (rc == NODESHM_OK && symheap_create(&rt->heap, rt->heap_size, 64) != SYMHEAP_OK)
         rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "cannot create the heap allocator");
@@ -177,6 +180,10 @@ int nodeshm_runtime_fini(const char *call)
 {
     nodeshm_runtime_t *rt = &nodeshm_rt;
     if (!rt->initialized || rt->finalized) return NODESHM_OK;
+    int mpi_down = 0;
+    MPI_Finalized(&mpi_down);
+    if (mpi_down) /* the program finalized MPI first: no collective is possible any more */
+        return nodeshm_report(NODESHM_ERR_ARG, call, "called after MPI_Finalize; call shmem_finalize first");
     int rc = nodeshm_remote_flush_all();
     if (rc == NODESHM_OK) rc = nodeshm_world_barrier(call);
     nodeshm_remote_fini();

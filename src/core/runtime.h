@@ -19,13 +19,35 @@ enum { NODESHM_SEG_HEAP = 0, NODESHM_SEG_DATA = 1, NODESHM_NSEGS = 2 };
 /* Per-PE control block at the start of each heap segment: node-wide synchronization state
  * lives in the node leader's block.  One writer per cache line. */
 #define NODESHM_MAX_ROUNDS 32 /* log2 of the largest node */
+
+/* Team synchronization slots (core/team.h).  Every team holds one slot index, the same on all of
+ * its members and unused by any other team of theirs; its state lives in slot `index` of each
+ * member's control block, so a team's flags are reached like any symmetric object (load/store
+ * within a node, MPI RMA between nodes).  Slot 0 is SHMEM_TEAM_WORLD, slot 1 SHMEM_TEAM_SHARED. */
+#define NODESHM_TEAM_SLOTS 64
+#define NODESHM_TEAM_SYNC_ROUNDS 32    /* dissemination rounds: log2 of the largest team */
+#define NODESHM_TEAM_SCRATCH_LINES 32  /* cache lines reserved for the team's collectives */
+typedef struct nodeshm_team_slot {
+    /* team_sync: round k's flag is written only by the member 2^k below me in team order;
+     * it holds the epoch (number) of that member's latest sync, so it only grows */
+    struct { alignas(64) uint64_t epoch; } sync[NODESHM_TEAM_SYNC_ROUNDS];
+    /* for collectives over the team: one writer per line */
+    struct { alignas(64) uint64_t word[8]; } scratch[NODESHM_TEAM_SCRATCH_LINES];
+} nodeshm_team_slot_t; /* 4 KiB: one page per slot */
+
 typedef struct nodeshm_ctrl {
     alignas(64) uint64_t barrier_arrived;
     alignas(64) uint64_t barrier_generation;
     /* dissemination barrier: slot k is written only by the PE 2^k below me */
     struct { alignas(64) uint64_t epoch; } dissemination[NODESHM_MAX_ROUNDS];
+    alignas(4096) nodeshm_team_slot_t team[NODESHM_TEAM_SLOTS];
 } nodeshm_ctrl_t;
-#define NODESHM_CTRL_BYTES ((size_t)64 * 1024) /* reserved ahead of the user heap */
+/* reserved ahead of the user heap; the segment is sparse, so untouched pages cost nothing */
+#define NODESHM_CTRL_BYTES ((size_t)1024 * 1024)
+_Static_assert(sizeof(nodeshm_ctrl_t) <= NODESHM_CTRL_BYTES, "control block overflows its reservation");
+
+/* The user heap starts on this boundary on every PE, so shmem_align works up to it. */
+#define NODESHM_HEAP_ALIGN ((size_t)1 << 30)
 
 typedef struct nodeshm_runtime {
     int initialized, finalized;

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,78 +50,137 @@ static int create_backing(int method, size_t size, char path[PATH_LEN], const ch
     return fd;
 }
 
+/* What a peer needs to open a segment, and to check it opened the right file: with PEs in
+ * different PID namespaces, /proc/<pid>/fd/<n> could name another process's file. */
+typedef struct {
+    char path[PATH_LEN];
+    uint64_t dev, ino;
+} segment_handle_t;
+
+static void handle_of(int fd, const char *path, segment_handle_t *h)
+{
+    struct stat st;
+    memset(h, 0, sizeof *h);
+    if (fd < 0 || fstat(fd, &st) != 0) return;
+    snprintf(h->path, PATH_LEN, "%s", path);
+    h->dev = (uint64_t)st.st_dev;
+    h->ino = (uint64_t)st.st_ino;
+}
+
+/* Opens a peer's segment; -1 if it cannot, or if what opened is not the peer's file. */
+static int open_handle(const segment_handle_t *h)
+{
+    struct stat st;
+    int fd = open(h->path, O_RDWR | O_CLOEXEC);
+    if (fd >= 0 && (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != h->dev ||
+                    (uint64_t)st.st_ino != h->ino)) {
+        close(fd);
+        errno = ESTALE;
+        fd = -1;
+    }
+    return fd;
+}
+
 int nodeshm_segment_probe(const nodeshm_topology_t *topo, int *method)
 {
     char path[PATH_LEN] = "";
+    segment_handle_t mine, *all = calloc((size_t)topo->node_n_pes, sizeof *all);
     int fd = create_backing(NODESHM_SHARE_MEMFD, 4096, path, "nodeshm-probe");
-    int ok = fd >= 0;
-    char *paths = calloc((size_t)topo->node_n_pes, PATH_LEN);
-    if (!paths) return NODESHM_ERR_NOMEM;
-    MPI_Allgather(path, PATH_LEN, MPI_CHAR, paths, PATH_LEN, MPI_CHAR, topo->node);
+    handle_of(fd, path, &mine);
+    int ok = fd >= 0 && all != NULL;
+    /* every PE takes part in every collective, whatever failed, so nobody hangs */
+    MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all ? all : &mine, all ? sizeof mine : 0, MPI_BYTE,
+                  topo->node);
     for (int i = 0; ok && i < topo->node_n_pes; i++) {
-        int peer = open(paths + (size_t)i * PATH_LEN, O_RDWR | O_CLOEXEC);
+        int peer = open_handle(&all[i]);
         if (peer < 0) ok = 0;
         else close(peer);
     }
     int all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, topo->node);
     if (fd >= 0) close(fd);
-    free(paths);
+    free(all);
     *method = all_ok ? NODESHM_SHARE_MEMFD : NODESHM_SHARE_NAMED;
     nodeshm_debug("segments shared by %s", all_ok ? "memfd (no names)" : "shm_open names, unlinked at init");
     return NODESHM_OK;
 }
 
+static int page_is_zero(const char *p, size_t page)
+{
+    const uint64_t *w = (const uint64_t *)p;
+    for (size_t i = 0; i < page / sizeof *w; i++)
+        if (w[i]) return 0;
+    return 1;
+}
+
+/* Maps fd so that base + skew is a multiple of align (a power of two; 0: anywhere). */
+static void *map_aligned(int fd, size_t size, size_t align, size_t skew)
+{
+    int prot = PROT_READ | PROT_WRITE, flags = MAP_SHARED | MAP_NORESERVE;
+    if (align == 0) return mmap(NULL, size, prot, flags, fd, 0);
+    char *res = mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (res == MAP_FAILED) return MAP_FAILED;
+    uintptr_t want = (((uintptr_t)res + skew + align - 1) & ~(uintptr_t)(align - 1)) - skew;
+    char *at = (char *)want;
+    if (mmap(at, size, prot, flags | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        munmap(res, size + align);
+        return MAP_FAILED;
+    }
+    if (at > res) munmap(res, (size_t)(at - res));
+    if (res + size + align > at + size) munmap(at + size, (size_t)(res + size + align - (at + size)));
+    return at;
+}
+
 int nodeshm_segment_create(const nodeshm_topology_t *topo, int method, size_t size, void *fixed,
-                           const char *what, nodeshm_segment_t *seg)
+                           size_t align, size_t skew, const char *what, nodeshm_segment_t *seg)
 {
     memset(seg, 0, sizeof *seg);
     seg->size = size;
     seg->node_n_pes = topo->node_n_pes;
     seg->fixed = fixed != NULL;
     seg->peer_base = calloc((size_t)topo->node_n_pes, sizeof(char *));
-    char *paths = calloc((size_t)topo->node_n_pes, PATH_LEN);
+    segment_handle_t mine, *all = calloc((size_t)topo->node_n_pes, sizeof *all);
     char path[PATH_LEN] = "";
-    int rc = NODESHM_OK;
-    if (!seg->peer_base || !paths) {
-        free(paths);
-        return nodeshm_report(NODESHM_ERR_NOMEM, "shmem_init", "out of memory");
-    }
-
-    int fd = size ? create_backing(method, size, path, what) : -1;
-    if (size && fd < 0) rc = fd;
+    int rc = NODESHM_OK, fd = -1;
+    if (!seg->peer_base || !all) rc = nodeshm_report(NODESHM_ERR_NOMEM, "shmem_init", "out of memory");
     if (rc == NODESHM_OK && size) {
-        void *mine = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-        if (mine == MAP_FAILED) {
+        fd = create_backing(method, size, path, what);
+        if (fd < 0) rc = fd;
+    }
+    if (rc == NODESHM_OK && size) {
+        void *m = map_aligned(fd, size, fixed ? 0 : align, skew);
+        if (m == MAP_FAILED) {
             rc = nodeshm_report(NODESHM_ERR_SYSTEM, "shmem_init", "mmap(%s, %zu bytes): %s", what, size,
                                 strerror(errno));
         } else if (fixed) {
-            /* Copy the live contents, then swap the shared pages in with one mremap, so the range
-             * is never unmapped in between. */
-            memcpy(mine, fixed, size);
-            if (mremap(mine, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, fixed) == MAP_FAILED) {
+            /* Copy the live contents, skipping zero pages (an untouched .bss must stay free),
+             * then swap the shared pages in with one mremap: the range is never unmapped. */
+            size_t page = (size_t)sysconf(_SC_PAGESIZE);
+            for (size_t off = 0; off < size; off += page)
+                if (!page_is_zero((char *)fixed + off, page)) memcpy((char *)m + off, (char *)fixed + off, page);
+            if (mremap(m, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, fixed) == MAP_FAILED) {
                 rc = nodeshm_report(NODESHM_ERR_SYSTEM, "shmem_init", "mremap(%s at %p): %s", what,
                                     fixed, strerror(errno));
-                munmap(mine, size);
+                munmap(m, size);
             } else {
                 seg->base = fixed;
             }
         } else {
-            seg->base = mine;
+            seg->base = m;
         }
     }
+    handle_of(fd, path, &mine);
 
     /* everyone learns whether everyone succeeded before opening anything */
     int ok = rc == NODESHM_OK, all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, topo->node);
-    if (all_ok) MPI_Allgather(path, PATH_LEN, MPI_CHAR, paths, PATH_LEN, MPI_CHAR, topo->node);
+    if (all_ok) MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, topo->node);
     for (int i = 0; all_ok && size && i < topo->node_n_pes; i++) {
         if (i == topo->node_my_pe) {
             seg->peer_base[i] = seg->base;
             continue;
         }
-        const char *p = paths + (size_t)i * PATH_LEN;
-        int peer = open(p, O_RDWR | O_CLOEXEC);
+        int peer = open_handle(&all[i]);
         void *m = MAP_FAILED;
         if (peer >= 0) {
             m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, peer, 0);
@@ -128,7 +188,7 @@ int nodeshm_segment_create(const nodeshm_topology_t *topo, int method, size_t si
         }
         if (m == MAP_FAILED) {
             rc = nodeshm_report(NODESHM_ERR_SYSTEM, "shmem_init", "mapping %s of node peer %d (%s): %s",
-                                what, i, p, strerror(errno));
+                                what, i, all[i].path, strerror(errno));
             break;
         }
         seg->peer_base[i] = m;
@@ -139,7 +199,7 @@ int nodeshm_segment_create(const nodeshm_topology_t *topo, int method, size_t si
         if (method == NODESHM_SHARE_NAMED) unlink(path);
         close(fd);
     }
-    free(paths);
+    free(all);
     ok = rc == NODESHM_OK;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, topo->node);
     if (!all_ok && rc == NODESHM_OK)

@@ -24,9 +24,11 @@ enum nodeshm_share_method { NODESHM_SHARE_MEMFD = 0, NODESHM_SHARE_NAMED = 1 };
 int nodeshm_segment_probe(const nodeshm_topology_t *topo, int *method);
 
 /* Collective over the node.  With `fixed` non-NULL, the existing pages [fixed, fixed+size) are
- * replaced, contents preserved, by the shared segment (the data segment). */
+ * replaced, contents preserved, by the shared segment (the data segment).  Otherwise my mapping
+ * is placed so that base + skew is a multiple of `align` (0: anywhere), which lets the heap
+ * honour large shmem_align requests. */
 int nodeshm_segment_create(const nodeshm_topology_t *topo, int method, size_t size, void *fixed,
-                           const char *what, nodeshm_segment_t *seg);
+                           size_t align, size_t skew, const char *what, nodeshm_segment_t *seg);
 void nodeshm_segment_destroy(nodeshm_segment_t *seg);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int debug_level = -1;
@@ -59,6 +60,12 @@ _Noreturn void nodeshm_abort_job(int status)
     MPI_Finalized(&mpi_down);
     /* MPI_Abort makes the launcher kill every PE, so peers waiting on this one do not hang;
      * segments were unlinked at init, so nothing is left in /dev/shm. */
-    if (mpi_up && !mpi_down) MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
+    if (mpi_up && !mpi_down) {
+        /* Hydra may drop stderr written just before MPI_Abort (seen in 1 run of 15): let the
+         * launcher forward the message first; this is an error path, 50 ms do not matter */
+        struct timespec pause = {0, 50 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
+    }
     _exit(status ? status : 1);
 }

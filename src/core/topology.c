@@ -57,8 +57,17 @@ int nodeshm_topology_create(MPI_Comm parent, nodeshm_topology_t *t)
     for (int pe = 0; pe < t->n_pes; pe++) t->node_index_of[pe] = -1;
     for (int i = 0; i < t->node_n_pes; i++) t->node_index_of[t->node_pes[i]] = i;
 
-    cpu_set_t set;
-    t->cpus_online = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    /* CPUs the PEs of this machine may use together: the union of their affinity masks (one
+     * PE bound to each core is not oversubscription) */
+    cpu_set_t set, all;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_SET(0, &set);
+    MPI_Comm machine;
+    MPI_Comm_split_type(t->world, MPI_COMM_TYPE_SHARED, t->my_pe, MPI_INFO_NULL, &machine);
+    MPI_Allreduce(&set, &all, (int)(sizeof set / sizeof(unsigned long)), MPI_UNSIGNED_LONG, MPI_BOR,
+                  machine);
+    MPI_Comm_free(&machine);
+    t->cpus_online = CPU_COUNT(&all);
     return NODESHM_OK;
 }
 

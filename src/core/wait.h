@@ -42,6 +42,13 @@ static inline void nodeshm_wait_step(nodeshm_waiter_t *w)
 }
 
 /* `oversubscribed` must be the same on every PE: barrier algorithms are chosen by it. */
+/* For calls that look without waiting (test, signal_fetch): programs poll with them, so they
+ * must drive MPI progress too, or RMA aimed at this PE from another node never lands. */
+static inline void nodeshm_poll_progress(void)
+{
+    if (nodeshm_wait_needs_progress) nodeshm_wait_progress();
+}
+
 void nodeshm_wait_configure(int oversubscribed, int spans_nodes);
 
 #endif

@@ -70,9 +70,11 @@ void *shmem_calloc(size_t count, size_t size)
 
 void *shmem_align(size_t alignment, size_t size)
 {
-    if (alignment == 0 || (alignment & (alignment - 1))) {
+    if (alignment == 0 || (alignment & (alignment - 1)) || alignment > NODESHM_HEAP_ALIGN) {
         NODESHM_CHECK(nodeshm_require_init(__func__));
-        nodeshm_report(NODESHM_ERR_ARG, __func__, "alignment %zu is not a power of two", alignment);
+        nodeshm_report(NODESHM_ERR_ARG, __func__,
+                       "alignment %zu is not a power of two from 1 to %zu", alignment,
+                       NODESHM_HEAP_ALIGN);
         collective_sync(__func__);
         return NULL;
     }

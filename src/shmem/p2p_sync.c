@@ -18,23 +18,34 @@ static size_t scan_wait_set(const char *call, int mode, int block, const void *i
     size_t active = 0;
     for (size_t i = 0; i < nelems; i++) active += !(status && status[i]);
     if (active == 0) return mode == WAIT_ALL ? 1 : mode == WAIT_ANY ? SIZE_MAX : 0;
+    /* ANY starts after the index it returned last, so a series of calls returns every
+     * satisfied index eventually (the spec's fairness requirement), not always the first */
+    static _Thread_local size_t any_cursor;
+    size_t first = mode == WAIT_ANY ? any_cursor % nelems : 0;
     nodeshm_waiter_t w = NODESHM_WAITER_INIT;
     for (;;) {
         size_t hits = 0;
-        for (size_t i = 0; i < nelems; i++) {
+        for (size_t j = 0; j < nelems; j++) {
+            size_t i = first + j < nelems ? first + j : first + j - nelems;
             if (status && status[i]) continue;
             if (!satisfied(ivars, i, cmp, values, vector)) {
                 if (mode == WAIT_ALL) goto not_yet;
                 continue;
             }
-            if (mode == WAIT_ANY) return i;
+            if (mode == WAIT_ANY) {
+                any_cursor = i + 1;
+                return i;
+            }
             if (mode == WAIT_SOME) indices[hits] = i;
             hits++;
         }
         if (mode == WAIT_ALL) return 1;
         if (hits) return hits;
     not_yet:
-        if (!block) return mode == WAIT_ALL ? 0 : mode == WAIT_ANY ? SIZE_MAX : 0;
+        if (!block) {
+            nodeshm_poll_progress();
+            return mode == WAIT_ALL ? 0 : mode == WAIT_ANY ? SIZE_MAX : 0;
+        }
         nodeshm_wait_step(&w);
     }
 }
@@ -59,7 +70,9 @@ static size_t scan_wait_set(const char *call, int mode, int block, const void *i
     int shmem_##N##_test(T *ivar, int cmp, T cmp_value)                                           \
     {                                                                                              \
         NODESHM_CHECK(nodeshm_check_cmp(__func__, cmp));                                           \
-        return NODESHM_SATISFIED(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, cmp_value);         \
+        if (NODESHM_SATISFIED(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, cmp_value)) return 1;  \
+        nodeshm_poll_progress();                                                                   \
+        return 0;                                                                                  \
     }                                                                                              \
     void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) \
     { SCAN(N, WAIT_ALL, 1, ivars, nelems, status, NULL, &cmp_value, 0); }                             \

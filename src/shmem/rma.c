@@ -12,8 +12,7 @@
     do {                                                                                           \
         NODESHM_CHECK(nodeshm_check_stride(call, "dst", dst));                                     \
         NODESHM_CHECK(nodeshm_check_stride(call, "sst", sst));                                     \
-        NODESHM_CHECK(fn(call, dest, src, (bsize) * (ELEM), nblocks, (size_t)(dst) * (ELEM),       \
-                         (size_t)(sst) * (ELEM), pe));                                             \
+        NODESHM_CHECK(fn(call, dest, src, ELEM, bsize, nblocks, (size_t)(dst), (size_t)(sst), pe)); \
     } while (0)
 
 #define DEFINE_TYPED_RMA(T, N, _)                                                                  \

@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 void shmem_init(void) { NODESHM_CHECK(nodeshm_runtime_init(__func__, SHMEM_THREAD_SINGLE, NULL)); }
 
@@ -22,7 +23,12 @@ void shmem_global_exit(int status)
 {
     fflush(stdout);
     fflush(stderr);
-    nodeshm_abort_job(status);
+    int mpi_up = 0, mpi_down = 0;
+    MPI_Initialized(&mpi_up);
+    MPI_Finalized(&mpi_down);
+    /* MPI_Abort ends every PE; the launcher reports `status` (0 included) */
+    if (mpi_up && !mpi_down) MPI_Abort(MPI_COMM_WORLD, status);
+    _exit(status);
 }
 
 int shmem_my_pe(void) { return nodeshm_rt.my_pe; }

@@ -27,6 +27,7 @@ void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, SIGN
 
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
 {
+    nodeshm_poll_progress();
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
 
