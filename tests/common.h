@@ -17,13 +17,13 @@ static long test_checks;
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
         test_checks++;                                                                             \
-        if (!(cond)) {                                                                             \
-            if (test_failures++ < 10) {                                                            \
-                fprintf(stderr, "PE %d: %s:%d: check failed: %s: ", shmem_my_pe(), __FILE__,       \
-                        __LINE__, #cond);                                                          \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fprintf(stderr, "\n");                                                             \
-            }                                                                                      \
+        if (!(cond) && test_failures++ < 10) {                                                     \
+            char msg_[512];                                                                        \
+            int n_ = snprintf(msg_, sizeof msg_, "PE %d: %s:%d: check failed: %s: ", shmem_my_pe(), \
+                              __FILE__, __LINE__, #cond);                                          \
+            if (n_ > 0 && n_ < (int)sizeof msg_)                                                   \
+                snprintf(msg_ + n_, sizeof msg_ - (size_t)n_, __VA_ARGS__);                        \
+            fprintf(stderr, "%s\n", msg_); /* one write: lines of PEs do not interleave */          \
         }                                                                                          \
     } while (0)
 
