@@ -118,6 +118,11 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
                                      MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE};
     int mpi_provided;
     if (!mpi_up) {
+        void *data;
+        size_t data_size;
+        nodeshm_dataseg_range(&data, &data_size);
+        int prc = nodeshm_segment_prepare_fixed(data, data_size, "nodeshm-data");
+        if (prc) return prc;
         MPI_Init_thread(NULL, NULL, mpi_levels[requested_thread_level], &mpi_provided);
         rt->owns_mpi = 1;
     } else {

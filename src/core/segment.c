@@ -113,6 +113,46 @@ static int page_is_zero(const char *p, size_t page)
     return 1;
 }
 
+/* Copies the live pages of [fixed, fixed+size) into the mapping m, skipping zero pages (an
+ * untouched .bss must stay free), then swaps m in at `fixed` with one mremap: the range is
+ * never unmapped in between. */
+static int replace_fixed(void *m, void *fixed, size_t size, const char *what)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    for (size_t off = 0; off < size; off += page)
+        if (!page_is_zero((char *)fixed + off, page)) memcpy((char *)m + off, (char *)fixed + off, page);
+    if (mremap(m, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, fixed) == MAP_FAILED) {
+        int rc = nodeshm_report(NODESHM_ERR_SYSTEM, "shmem_init", "mremap(%s at %p): %s", what, fixed,
+                                strerror(errno));
+        munmap(m, size);
+        return rc;
+    }
+    return NODESHM_OK;
+}
+
+/* A range replaced before MPI started (nodeshm_segment_prepare_fixed), waiting to be shared. */
+static struct { void *addr; size_t size; int fd; } prepared = {NULL, 0, -1};
+
+int nodeshm_segment_prepare_fixed(void *fixed, size_t size, const char *what)
+{
+    if (!fixed || !size || prepared.fd >= 0) return NODESHM_OK;
+    char path[PATH_LEN];
+    int fd = create_backing(NODESHM_SHARE_MEMFD, size, path, what);
+    if (fd < 0) return fd;
+    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    int rc = m == MAP_FAILED ? nodeshm_report(NODESHM_ERR_SYSTEM, "shmem_init", "mmap(%s): %s", what,
+                                              strerror(errno))
+                             : replace_fixed(m, fixed, size, what);
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+    prepared.addr = fixed;
+    prepared.size = size;
+    prepared.fd = fd;
+    return NODESHM_OK;
+}
+
 /* Maps fd so that base + skew is a multiple of align (a power of two; 0: anywhere). */
 static void *map_aligned(int fd, size_t size, size_t align, size_t skew)
 {
@@ -143,28 +183,30 @@ int nodeshm_segment_create(const nodeshm_topology_t *topo, int method, size_t si
     char path[PATH_LEN] = "";
     int rc = NODESHM_OK, fd = -1;
     if (!seg->peer_base || !all) rc = nodeshm_report(NODESHM_ERR_NOMEM, "shmem_init", "out of memory");
-    if (rc == NODESHM_OK && size) {
+    int adopt = fixed && prepared.fd >= 0 && prepared.addr == fixed && prepared.size == size &&
+                method == NODESHM_SHARE_MEMFD;
+    if (prepared.fd >= 0 && fixed) { /* used now, or replaced again below: either way done */
+        if (adopt) {
+            fd = prepared.fd;
+            snprintf(path, PATH_LEN, "/proc/%ld/fd/%d", (long)getpid(), fd);
+            seg->base = fixed;
+        } else {
+            close(prepared.fd); /* its pages stay mapped at `fixed` until replaced */
+        }
+        prepared.fd = -1;
+    }
+    if (rc == NODESHM_OK && size && !adopt) {
         fd = create_backing(method, size, path, what);
         if (fd < 0) rc = fd;
     }
-    if (rc == NODESHM_OK && size) {
+    if (rc == NODESHM_OK && size && !adopt) {
         void *m = map_aligned(fd, size, fixed ? 0 : align, skew);
         if (m == MAP_FAILED) {
             rc = nodeshm_report(NODESHM_ERR_SYSTEM, "shmem_init", "mmap(%s, %zu bytes): %s", what, size,
                                 strerror(errno));
         } else if (fixed) {
-            /* Copy the live contents, skipping zero pages (an untouched .bss must stay free),
-             * then swap the shared pages in with one mremap: the range is never unmapped. */
-            size_t page = (size_t)sysconf(_SC_PAGESIZE);
-            for (size_t off = 0; off < size; off += page)
-                if (!page_is_zero((char *)fixed + off, page)) memcpy((char *)m + off, (char *)fixed + off, page);
-            if (mremap(m, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, fixed) == MAP_FAILED) {
-                rc = nodeshm_report(NODESHM_ERR_SYSTEM, "shmem_init", "mremap(%s at %p): %s", what,
-                                    fixed, strerror(errno));
-                munmap(m, size);
-            } else {
-                seg->base = fixed;
-            }
+            rc = replace_fixed(m, fixed, size, what);
+            if (rc == NODESHM_OK) seg->base = fixed;
         } else {
             seg->base = m;
         }

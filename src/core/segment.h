@@ -31,4 +31,9 @@ int nodeshm_segment_create(const nodeshm_topology_t *topo, int method, size_t si
                            size_t align, size_t skew, const char *what, nodeshm_segment_t *seg);
 void nodeshm_segment_destroy(nodeshm_segment_t *seg);
 
+/* Not collective, needs no MPI: replaces [fixed, fixed+size) by a memfd mapping now, so that
+ * nodeshm_segment_create(fixed) later only shares it.  Called before MPI_Init, while no other
+ * thread (an MPI progress thread, say) can write the range between the copy and the swap. */
+int nodeshm_segment_prepare_fixed(void *fixed, size_t size, const char *what);
+
 #endif
