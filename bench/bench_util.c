@@ -1,6 +1,7 @@
 /* nodeshm benchmarks: timing and statistics. */
 #include "bench_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -23,7 +24,7 @@ double bench_median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int quick(void)
+int bench_quick(void)
 {
     const char *q = getenv("NODESHM_BENCH_QUICK");
     return q && *q && *q != '0';
@@ -33,11 +34,18 @@ int bench_reps(void)
 {
     const char *r = getenv("NODESHM_BENCH_REPS");
     int n = r ? atoi(r) : 0;
-    return n > 0 ? n : quick() ? 3 : 11;
+    return n > 0 ? n : bench_quick() ? 3 : 11;
 }
 
 long bench_iters(long normal)
 {
-    long n = quick() ? normal / 50 : normal;
+    long n = bench_quick() ? normal / 50 : normal;
     return n > 0 ? n : 1;
+}
+
+void bench_fmt_size(size_t s, char *out)
+{
+    if (s >= (1u << 20)) sprintf(out, "%zuM", s >> 20);
+    else if (s >= 1024) sprintf(out, "%zuK", s >> 10);
+    else sprintf(out, "%zu", s);
 }

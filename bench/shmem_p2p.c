@@ -304,13 +304,6 @@ static long iters_for(size_t size, long small)
     return bench_iters(n);
 }
 
-static void fmt_size(size_t s, char *out)
-{
-    if (s >= (1u << 20)) sprintf(out, "%zuM", s >> 20);
-    else if (s >= 1024) sprintf(out, "%zuK", s >> 10);
-    else sprintf(out, "%zu", s);
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -320,7 +313,7 @@ int main(int argc, char **argv)
     reps = bench_reps();
     if (reps > 64) reps = 64;
     size_t max = MAX_SIZE;
-    if (getenv("NODESHM_BENCH_QUICK") && *getenv("NODESHM_BENCH_QUICK") != '0') max = 64 << 10;
+    if (bench_quick()) max = 64 << 10;
     if (npes < 2 || shmemx_node_n_pes() < 2) {
         if (me == 0) printf("nodeshm-bench-p2p: needs 2 PEs on one node (have %d)\n", npes);
         shmem_finalize();
@@ -373,7 +366,7 @@ int main(int argc, char **argv)
                "shmem_get", "MPI_Put+flush", "MPI_Get+flush", "Send/Recv", "memcpy");
     for (size_t s = 1; s <= max; s *= 4) {
         measure(lat, 6, s, iters_for(s, 5000), med);
-        fmt_size(s, sz);
+        bench_fmt_size(s, sz);
         if (me == 0)
             printf("  %-8s %11.3f %11.3f %13.3f %13.3f %11.3f %11.3f\n", sz, med[0] * 1e6,
                    med[1] * 1e6, med[2] * 1e6, med[3] * 1e6, med[4] * 1e6, med[5] * 1e6);
@@ -388,7 +381,7 @@ int main(int argc, char **argv)
                "Size", "shmem_put", "MPI_Put", "Isend/Irecv", "memcpy", "put/memcpy", "put/MPI");
     for (size_t s = 1; s <= max; s *= 4) {
         measure(bw, 4, s, iters_for(s, 2000) / 4 + 1, med);
-        fmt_size(s, sz);
+        bench_fmt_size(s, sz);
         if (s == ((size_t)1 << 20)) put_vs_memcpy_1m = med[3] / med[0];
         if (me == 0)
             printf("  %-8s %13.1f %13.1f %13.1f %13.1f %9.2fx %9.2fx\n", sz, s / med[0] / 1e6,

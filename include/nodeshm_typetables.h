@@ -72,4 +72,37 @@
 #define NODESHM_DEPRECATED_WAIT_TYPES(X, A)                                                        \
     X(short, short, A) X(int, int, A) X(long, long, A) X(long long, longlong, A)
 
+/* ---- collectives ---------------------------------------------------------------------------- */
+/* Table "Reduction Types, Names, and Supporting Operations for Team-Based Reductions", split by
+ * the operations a type supports.  AND, OR, XOR: */
+#define NODESHM_REDUCE_BITWISE_TYPES(X, A)                                                         \
+    X(unsigned char, uchar, A) X(unsigned short, ushort, A) X(unsigned int, uint, A)               \
+    X(unsigned long, ulong, A) X(unsigned long long, ulonglong, A) X(int8_t, int8, A)              \
+    X(int16_t, int16, A) X(int32_t, int32, A) X(int64_t, int64, A) X(uint8_t, uint8, A)            \
+    X(uint16_t, uint16, A) X(uint32_t, uint32, A) X(uint64_t, uint64, A) X(size_t, size, A)
+#define NODESHM_REDUCE_BITWISE_GENERIC_TYPES(X, A)                                                 \
+    X(unsigned char, uchar, A) X(unsigned short, ushort, A) X(unsigned int, uint, A)               \
+    X(unsigned long, ulong, A) X(unsigned long long, ulonglong, A)
+/* MAX, MIN (and SUM, PROD): the integer and real types */
+#define NODESHM_REDUCE_MINMAX_TYPES(X, A)                                                          \
+    X(char, char, A) X(signed char, schar, A) X(short, short, A) X(int, int, A) X(long, long, A)   \
+    X(long long, longlong, A) X(ptrdiff_t, ptrdiff, A) NODESHM_REDUCE_BITWISE_TYPES(X, A)          \
+    X(float, float, A) X(double, double, A) X(long double, longdouble, A)
+#define NODESHM_REDUCE_MINMAX_GENERIC_TYPES(X, A)                                                  \
+    X(char, char, A) X(signed char, schar, A) X(short, short, A) X(int, int, A) X(long, long, A)   \
+    X(long long, longlong, A) NODESHM_REDUCE_BITWISE_GENERIC_TYPES(X, A) X(float, float, A)        \
+    X(double, double, A) X(long double, longdouble, A)
+/* SUM, PROD also take the complex types (C only: C++ has no _Complex) */
+#define NODESHM_REDUCE_COMPLEX_TYPES(X, A)                                                         \
+    X(double _Complex, complexd, A) X(float _Complex, complexf, A)
+
+/* Table "Reduction Types, Names and Supporting Operations for Active-Set-Based Reductions"
+ * (the deprecated shmem_TYPENAME_OP_to_all): AND, OR, XOR, then MAX, MIN, SUM, PROD (and SUM,
+ * PROD on NODESHM_REDUCE_COMPLEX_TYPES) */
+#define NODESHM_TOALL_BITWISE_TYPES(X, A)                                                          \
+    X(short, short, A) X(int, int, A) X(long, long, A) X(long long, longlong, A)
+#define NODESHM_TOALL_MINMAX_TYPES(X, A)                                                           \
+    NODESHM_TOALL_BITWISE_TYPES(X, A) X(float, float, A) X(double, double, A)                      \
+    X(long double, longdouble, A)
+
 #endif

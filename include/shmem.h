@@ -45,9 +45,22 @@ enum { SHMEM_THREAD_SINGLE = 0, SHMEM_THREAD_FUNNELED, SHMEM_THREAD_SERIALIZED,
 #define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
 #define SHMEM_MALLOC_SIGNAL_REMOTE (1L << 1)
 
-/* Contexts come with their own issue; the default context is the only one for now. */
-typedef void *shmem_ctx_t;
-#define SHMEM_CTX_DEFAULT ((shmem_ctx_t)0)
+/* Contexts.  A handle is the address of the library's context object: SHMEM_CTX_DEFAULT is a
+ * link-time constant, usable in initializers; SHMEM_CTX_INVALID is a null pointer. */
+struct nodeshm_ctx;
+typedef struct nodeshm_ctx *shmem_ctx_t;
+extern struct nodeshm_ctx nodeshm_ctx_default_obj;
+#define SHMEM_CTX_DEFAULT ((shmem_ctx_t)&nodeshm_ctx_default_obj)
+#define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+#define SHMEM_CTX_SERIALIZED (1L << 0)
+#define SHMEM_CTX_PRIVATE (1L << 1)
+#define SHMEM_CTX_NOSTORE (1L << 2)
+
+/* Every RMA, AMO and signal call comes in two forms, shmem_NAME(args) on the default context and
+ * shmem_ctx_NAME(ctx, args); NODESHM_DECLARE2 declares both. */
+#define NODESHM_DECLARE2(RET, NAME, ...)                                                           \
+    RET shmem_##NAME(__VA_ARGS__);                                                                 \
+    RET shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
 
 /* Teams.  A handle is the address of the library's team object: the predefined handles are
  * link-time constants, usable in initializers; SHMEM_TEAM_INVALID is a null pointer. */
@@ -112,53 +125,39 @@ void *shmemalign(size_t alignment, size_t size);
 
 /* ---- RMA ----------------------------------------------------------------------------------- */
 #define NODESHM_DECLARE_RMA(T, N, _)                                                               \
-    void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                        \
-    void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);                        \
-    void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);                    \
-    void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);                    \
-    void shmem_##N##_p(T *dest, T value, int pe);                                                 \
-    T shmem_##N##_g(const T *source, int pe);                                                     \
-    void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,  \
-                          int pe);                                                                \
-    void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,  \
-                          int pe);                                                                \
-    void shmem_##N##_ibput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,  \
-                           size_t nblocks, int pe);                                               \
-    void shmem_##N##_ibget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,  \
-                           size_t nblocks, int pe);                                               \
-    void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,      \
-                                uint64_t signal, int sig_op, int pe);                             \
-    void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,  \
-                                    uint64_t signal, int sig_op, int pe);
+    NODESHM_DECLARE2(void, N##_put, T *dest, const T *source, size_t nelems, int pe) \
+    NODESHM_DECLARE2(void, N##_get, T *dest, const T *source, size_t nelems, int pe) \
+    NODESHM_DECLARE2(void, N##_put_nbi, T *dest, const T *source, size_t nelems, int pe) \
+    NODESHM_DECLARE2(void, N##_get_nbi, T *dest, const T *source, size_t nelems, int pe) \
+    NODESHM_DECLARE2(void, N##_p, T *dest, T value, int pe) \
+    NODESHM_DECLARE2(T, N##_g, const T *source, int pe) \
+    NODESHM_DECLARE2(void, N##_iput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    NODESHM_DECLARE2(void, N##_iget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    NODESHM_DECLARE2(void, N##_ibput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    NODESHM_DECLARE2(void, N##_ibget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    NODESHM_DECLARE2(void, N##_put_signal, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+    NODESHM_DECLARE2(void, N##_put_signal_nbi, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 NODESHM_RMA_TYPES(NODESHM_DECLARE_RMA, _)
 
 #define NODESHM_DECLARE_SIZED_RMA(B, _)                                                            \
-    void shmem_put##B(void *dest, const void *source, size_t nelems, int pe);                     \
-    void shmem_get##B(void *dest, const void *source, size_t nelems, int pe);                     \
-    void shmem_put##B##_nbi(void *dest, const void *source, size_t nelems, int pe);               \
-    void shmem_get##B##_nbi(void *dest, const void *source, size_t nelems, int pe);               \
-    void shmem_iput##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,               \
-                       size_t nelems, int pe);                                                    \
-    void shmem_iget##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,               \
-                       size_t nelems, int pe);                                                    \
-    void shmem_ibput##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,              \
-                        size_t bsize, size_t nblocks, int pe);                                    \
-    void shmem_ibget##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,              \
-                        size_t bsize, size_t nblocks, int pe);                                    \
-    void shmem_put##B##_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, \
-                               uint64_t signal, int sig_op, int pe);                              \
-    void shmem_put##B##_signal_nbi(void *dest, const void *source, size_t nelems,                 \
-                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+    NODESHM_DECLARE2(void, put##B, void *dest, const void *source, size_t nelems, int pe) \
+    NODESHM_DECLARE2(void, get##B, void *dest, const void *source, size_t nelems, int pe) \
+    NODESHM_DECLARE2(void, put##B##_nbi, void *dest, const void *source, size_t nelems, int pe) \
+    NODESHM_DECLARE2(void, get##B##_nbi, void *dest, const void *source, size_t nelems, int pe) \
+    NODESHM_DECLARE2(void, iput##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    NODESHM_DECLARE2(void, iget##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    NODESHM_DECLARE2(void, ibput##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    NODESHM_DECLARE2(void, ibget##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    NODESHM_DECLARE2(void, put##B##_signal, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+    NODESHM_DECLARE2(void, put##B##_signal_nbi, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 NODESHM_RMA_SIZES(NODESHM_DECLARE_SIZED_RMA, _)
 
-void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
-void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
-void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
-                         uint64_t signal, int sig_op, int pe);
-void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
-                             uint64_t signal, int sig_op, int pe);
+NODESHM_DECLARE2(void, putmem, void *dest, const void *source, size_t nelems, int pe)
+NODESHM_DECLARE2(void, getmem, void *dest, const void *source, size_t nelems, int pe)
+NODESHM_DECLARE2(void, putmem_nbi, void *dest, const void *source, size_t nelems, int pe)
+NODESHM_DECLARE2(void, getmem_nbi, void *dest, const void *source, size_t nelems, int pe)
+NODESHM_DECLARE2(void, putmem_signal, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+NODESHM_DECLARE2(void, putmem_signal_nbi, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 
 /* ---- signals -------------------------------------------------------------------------------- */
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
@@ -166,34 +165,34 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
 
 /* ---- atomics -------------------------------------------------------------------------------- */
 #define NODESHM_DECLARE_AMO_EXTENDED(T, N, _)                                                      \
-    T shmem_##N##_atomic_fetch(const T *source, int pe);                                          \
-    void shmem_##N##_atomic_set(T *dest, T value, int pe);                                        \
-    T shmem_##N##_atomic_swap(T *dest, T value, int pe);                                          \
-    void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe);                         \
-    void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe);
+    NODESHM_DECLARE2(T, N##_atomic_fetch, const T *source, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_set, T *dest, T value, int pe) \
+    NODESHM_DECLARE2(T, N##_atomic_swap, T *dest, T value, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_fetch_nbi, T *fetch, const T *source, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_swap_nbi, T *fetch, T *dest, T value, int pe)
 NODESHM_AMO_EXTENDED_TYPES(NODESHM_DECLARE_AMO_EXTENDED, _)
 
 #define NODESHM_DECLARE_AMO_STANDARD(T, N, _)                                                      \
-    T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);                          \
-    T shmem_##N##_atomic_fetch_inc(T *dest, int pe);                                              \
-    void shmem_##N##_atomic_inc(T *dest, int pe);                                                 \
-    T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe);                                     \
-    void shmem_##N##_atomic_add(T *dest, T value, int pe);                                        \
-    void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe);         \
-    void shmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);                             \
-    void shmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe);
+    NODESHM_DECLARE2(T, N##_atomic_compare_swap, T *dest, T cond, T value, int pe) \
+    NODESHM_DECLARE2(T, N##_atomic_fetch_inc, T *dest, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_inc, T *dest, int pe) \
+    NODESHM_DECLARE2(T, N##_atomic_fetch_add, T *dest, T value, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_add, T *dest, T value, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_compare_swap_nbi, T *fetch, T *dest, T cond, T value, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_fetch_inc_nbi, T *fetch, T *dest, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_fetch_add_nbi, T *fetch, T *dest, T value, int pe)
 NODESHM_AMO_STANDARD_TYPES(NODESHM_DECLARE_AMO_STANDARD, _)
 
 #define NODESHM_DECLARE_AMO_BITWISE(T, N, _)                                                       \
-    T shmem_##N##_atomic_fetch_and(T *dest, T value, int pe);                                     \
-    void shmem_##N##_atomic_and(T *dest, T value, int pe);                                        \
-    T shmem_##N##_atomic_fetch_or(T *dest, T value, int pe);                                      \
-    void shmem_##N##_atomic_or(T *dest, T value, int pe);                                         \
-    T shmem_##N##_atomic_fetch_xor(T *dest, T value, int pe);                                     \
-    void shmem_##N##_atomic_xor(T *dest, T value, int pe);                                        \
-    void shmem_##N##_atomic_fetch_and_nbi(T *fetch, T *dest, T value, int pe);                    \
-    void shmem_##N##_atomic_fetch_or_nbi(T *fetch, T *dest, T value, int pe);                     \
-    void shmem_##N##_atomic_fetch_xor_nbi(T *fetch, T *dest, T value, int pe);
+    NODESHM_DECLARE2(T, N##_atomic_fetch_and, T *dest, T value, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_and, T *dest, T value, int pe) \
+    NODESHM_DECLARE2(T, N##_atomic_fetch_or, T *dest, T value, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_or, T *dest, T value, int pe) \
+    NODESHM_DECLARE2(T, N##_atomic_fetch_xor, T *dest, T value, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_xor, T *dest, T value, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_fetch_and_nbi, T *fetch, T *dest, T value, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_fetch_or_nbi, T *fetch, T *dest, T value, int pe) \
+    NODESHM_DECLARE2(void, N##_atomic_fetch_xor_nbi, T *fetch, T *dest, T value, int pe)
 NODESHM_AMO_BITWISE_TYPES(NODESHM_DECLARE_AMO_BITWISE, _)
 
 /* deprecated atomic names (OpenSHMEM <= 1.3), still called by existing codes and benchmarks */
@@ -245,6 +244,18 @@ NODESHM_DEPRECATED_WAIT_TYPES(NODESHM_DECLARE_WAIT_DEPRECATED, _)
 void shmem_wait(long *ivar, long cmp_value);
 void shmem_wait_until(long *ivar, int cmp, long cmp_value);
 
+/* ---- contexts -------------------------------------------------------------------------------- */
+/* A context is an independent ordering and completion environment: shmem_ctx_quiet completes the
+ * context's operations (between nodes it may complete others too, which the specification
+ * allows).  Operations on a team context number PEs within that team. */
+int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+void shmem_ctx_destroy(shmem_ctx_t ctx);
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+void shmem_ctx_fence(shmem_ctx_t ctx);
+void shmem_ctx_quiet(shmem_ctx_t ctx);
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
+
 /* ---- ordering, locks, barrier -------------------------------------------------------------- */
 void shmem_fence(void);
 void shmem_quiet(void);
@@ -261,42 +272,58 @@ void nodeshm_generic_type_not_supported(void);
 #define NODESHM_GENERIC_CASE(T, N, OP) T : shmem_##N##_##OP,
 #define NODESHM_GENERIC(TABLE, OP, X)                                                              \
     _Generic((X), TABLE(NODESHM_GENERIC_CASE, OP) default: nodeshm_generic_type_not_supported)
+/* RMA, AMO and signal calls take an optional leading context: shmem_put(ctx, dest, src, n, pe)
+ * or shmem_put(dest, src, n, pe).  The object pointer that decides the type is the second
+ * argument after a context, else the first (NODESHM_GENERIC_OBJ, never evaluated). */
+#define NODESHM_GENERIC_CTX_CASE(T, N, OP) T : shmem_ctx_##N##_##OP,
+#define NODESHM_GENERIC_ARG1(a, ...) a
+#define NODESHM_GENERIC_ARG2(a, b, ...) b
+#define NODESHM_GENERIC_OBJ(a, b) (*_Generic((a), shmem_ctx_t: (b), default: (a)))
+#define NODESHM_GENERIC_SELECT(TABLE, OP, a, b)                                                    \
+    _Generic((a),                                                                                  \
+        shmem_ctx_t: _Generic(NODESHM_GENERIC_OBJ(a, b), TABLE(NODESHM_GENERIC_CTX_CASE, OP)       \
+                              default: nodeshm_generic_type_not_supported),                        \
+        default: _Generic(NODESHM_GENERIC_OBJ(a, b), TABLE(NODESHM_GENERIC_CASE, OP)               \
+                          default: nodeshm_generic_type_not_supported))
+#define NODESHM_GENERIC_CALL(TABLE, OP, ...)                                                       \
+    NODESHM_GENERIC_SELECT(TABLE, OP, NODESHM_GENERIC_ARG1(__VA_ARGS__, 0),                         \
+                           NODESHM_GENERIC_ARG2(__VA_ARGS__, 0))(__VA_ARGS__)
 
-#define shmem_put(dest, ...) NODESHM_GENERIC(NODESHM_RMA_GENERIC_TYPES, put, *(dest))(dest, __VA_ARGS__)
-#define shmem_get(dest, ...) NODESHM_GENERIC(NODESHM_RMA_GENERIC_TYPES, get, *(dest))(dest, __VA_ARGS__)
-#define shmem_put_nbi(dest, ...) NODESHM_GENERIC(NODESHM_RMA_GENERIC_TYPES, put_nbi, *(dest))(dest, __VA_ARGS__)
-#define shmem_get_nbi(dest, ...) NODESHM_GENERIC(NODESHM_RMA_GENERIC_TYPES, get_nbi, *(dest))(dest, __VA_ARGS__)
-#define shmem_p(dest, ...) NODESHM_GENERIC(NODESHM_RMA_GENERIC_TYPES, p, *(dest))(dest, __VA_ARGS__)
-#define shmem_g(src, ...) NODESHM_GENERIC(NODESHM_RMA_GENERIC_TYPES, g, *(src))(src, __VA_ARGS__)
-#define shmem_iput(dest, ...) NODESHM_GENERIC(NODESHM_RMA_GENERIC_TYPES, iput, *(dest))(dest, __VA_ARGS__)
-#define shmem_iget(dest, ...) NODESHM_GENERIC(NODESHM_RMA_GENERIC_TYPES, iget, *(dest))(dest, __VA_ARGS__)
-#define shmem_ibput(dest, ...) NODESHM_GENERIC(NODESHM_RMA_GENERIC_TYPES, ibput, *(dest))(dest, __VA_ARGS__)
-#define shmem_ibget(dest, ...) NODESHM_GENERIC(NODESHM_RMA_GENERIC_TYPES, ibget, *(dest))(dest, __VA_ARGS__)
-#define shmem_put_signal(dest, ...) NODESHM_GENERIC(NODESHM_RMA_GENERIC_TYPES, put_signal, *(dest))(dest, __VA_ARGS__)
-#define shmem_put_signal_nbi(dest, ...) NODESHM_GENERIC(NODESHM_RMA_GENERIC_TYPES, put_signal_nbi, *(dest))(dest, __VA_ARGS__)
+#define shmem_put(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, put, __VA_ARGS__)
+#define shmem_get(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, get, __VA_ARGS__)
+#define shmem_put_nbi(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, put_nbi, __VA_ARGS__)
+#define shmem_get_nbi(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, get_nbi, __VA_ARGS__)
+#define shmem_p(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, p, __VA_ARGS__)
+#define shmem_g(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, g, __VA_ARGS__)
+#define shmem_iput(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, iput, __VA_ARGS__)
+#define shmem_iget(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, iget, __VA_ARGS__)
+#define shmem_ibput(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, ibput, __VA_ARGS__)
+#define shmem_ibget(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, ibget, __VA_ARGS__)
+#define shmem_put_signal(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, put_signal, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, put_signal_nbi, __VA_ARGS__)
 
-#define shmem_atomic_fetch(src, ...) NODESHM_GENERIC(NODESHM_AMO_EXTENDED_GENERIC_TYPES, atomic_fetch, *(src))(src, __VA_ARGS__)
-#define shmem_atomic_set(dest, ...) NODESHM_GENERIC(NODESHM_AMO_EXTENDED_GENERIC_TYPES, atomic_set, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_swap(dest, ...) NODESHM_GENERIC(NODESHM_AMO_EXTENDED_GENERIC_TYPES, atomic_swap, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_fetch_nbi(fetch, ...) NODESHM_GENERIC(NODESHM_AMO_EXTENDED_GENERIC_TYPES, atomic_fetch_nbi, *(fetch))(fetch, __VA_ARGS__)
-#define shmem_atomic_swap_nbi(fetch, ...) NODESHM_GENERIC(NODESHM_AMO_EXTENDED_GENERIC_TYPES, atomic_swap_nbi, *(fetch))(fetch, __VA_ARGS__)
-#define shmem_atomic_compare_swap(dest, ...) NODESHM_GENERIC(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_compare_swap, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_fetch_inc(dest, ...) NODESHM_GENERIC(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_fetch_inc, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_inc(dest, ...) NODESHM_GENERIC(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_inc, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_fetch_add(dest, ...) NODESHM_GENERIC(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_fetch_add, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_add(dest, ...) NODESHM_GENERIC(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_add, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_compare_swap_nbi(fetch, ...) NODESHM_GENERIC(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_compare_swap_nbi, *(fetch))(fetch, __VA_ARGS__)
-#define shmem_atomic_fetch_inc_nbi(fetch, ...) NODESHM_GENERIC(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_fetch_inc_nbi, *(fetch))(fetch, __VA_ARGS__)
-#define shmem_atomic_fetch_add_nbi(fetch, ...) NODESHM_GENERIC(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_fetch_add_nbi, *(fetch))(fetch, __VA_ARGS__)
-#define shmem_atomic_fetch_and(dest, ...) NODESHM_GENERIC(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_fetch_and, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_and(dest, ...) NODESHM_GENERIC(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_and, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_fetch_or(dest, ...) NODESHM_GENERIC(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_fetch_or, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_or(dest, ...) NODESHM_GENERIC(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_or, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_fetch_xor(dest, ...) NODESHM_GENERIC(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_fetch_xor, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_xor(dest, ...) NODESHM_GENERIC(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_xor, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_fetch_and_nbi(fetch, ...) NODESHM_GENERIC(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_fetch_and_nbi, *(fetch))(fetch, __VA_ARGS__)
-#define shmem_atomic_fetch_or_nbi(fetch, ...) NODESHM_GENERIC(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_fetch_or_nbi, *(fetch))(fetch, __VA_ARGS__)
-#define shmem_atomic_fetch_xor_nbi(fetch, ...) NODESHM_GENERIC(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_fetch_xor_nbi, *(fetch))(fetch, __VA_ARGS__)
+#define shmem_atomic_fetch(...) NODESHM_GENERIC_CALL(NODESHM_AMO_EXTENDED_GENERIC_TYPES, atomic_fetch, __VA_ARGS__)
+#define shmem_atomic_set(...) NODESHM_GENERIC_CALL(NODESHM_AMO_EXTENDED_GENERIC_TYPES, atomic_set, __VA_ARGS__)
+#define shmem_atomic_swap(...) NODESHM_GENERIC_CALL(NODESHM_AMO_EXTENDED_GENERIC_TYPES, atomic_swap, __VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...) NODESHM_GENERIC_CALL(NODESHM_AMO_EXTENDED_GENERIC_TYPES, atomic_fetch_nbi, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...) NODESHM_GENERIC_CALL(NODESHM_AMO_EXTENDED_GENERIC_TYPES, atomic_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...) NODESHM_GENERIC_CALL(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_compare_swap, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...) NODESHM_GENERIC_CALL(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_fetch_inc, __VA_ARGS__)
+#define shmem_atomic_inc(...) NODESHM_GENERIC_CALL(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_inc, __VA_ARGS__)
+#define shmem_atomic_fetch_add(...) NODESHM_GENERIC_CALL(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_fetch_add, __VA_ARGS__)
+#define shmem_atomic_add(...) NODESHM_GENERIC_CALL(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_add, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...) NODESHM_GENERIC_CALL(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_compare_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) NODESHM_GENERIC_CALL(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_fetch_inc_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) NODESHM_GENERIC_CALL(NODESHM_AMO_STANDARD_GENERIC_TYPES, atomic_fetch_add_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) NODESHM_GENERIC_CALL(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_fetch_and, __VA_ARGS__)
+#define shmem_atomic_and(...) NODESHM_GENERIC_CALL(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_and, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...) NODESHM_GENERIC_CALL(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_fetch_or, __VA_ARGS__)
+#define shmem_atomic_or(...) NODESHM_GENERIC_CALL(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_or, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) NODESHM_GENERIC_CALL(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_fetch_xor, __VA_ARGS__)
+#define shmem_atomic_xor(...) NODESHM_GENERIC_CALL(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_xor, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) NODESHM_GENERIC_CALL(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) NODESHM_GENERIC_CALL(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) NODESHM_GENERIC_CALL(NODESHM_AMO_BITWISE_GENERIC_TYPES, atomic_fetch_xor_nbi, __VA_ARGS__)
 
 #undef shmem_wait_until
 #define shmem_wait_until(ivar, ...) NODESHM_GENERIC(NODESHM_P2P_GENERIC_TYPES, wait_until, *(ivar))(ivar, __VA_ARGS__)
@@ -314,6 +341,123 @@ void nodeshm_generic_type_not_supported(void);
 #define shmem_test_any_vector(ivars, ...) NODESHM_GENERIC(NODESHM_P2P_GENERIC_TYPES, test_any_vector, *(ivars))(ivars, __VA_ARGS__)
 #define shmem_test_some_vector(ivars, ...) NODESHM_GENERIC(NODESHM_P2P_GENERIC_TYPES, test_some_vector, *(ivars))(ivars, __VA_ARGS__)
 #endif /* C11 */
+
+/* ==== collectives (OpenSHMEM 1.5 team-based) =================================================== */
+/* Collectives over a team synchronize its members' use of dest and source themselves: they may
+ * follow each other, on the same or overlapping teams, with no barrier between them. */
+int shmem_sync_team(shmem_team_t team);
+/* shmem_sync(team) is the 1.5 name of shmem_team_sync; shmem_sync(PE_start, logPE_stride,
+ * PE_size, pSync) the deprecated active-set form: the macro picks by the number of arguments */
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+#define NODESHM_SYNC_PICK(_1, _2, _3, _4, NAME, ...) NAME
+#define shmem_sync(...) NODESHM_SYNC_PICK(__VA_ARGS__, shmem_sync, _, _, shmem_sync_team, _)(__VA_ARGS__)
+
+#define NODESHM_DECLARE_COLL(T, N, _)                                                              \
+    int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,         \
+                              int PE_root);                                                       \
+    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems);          \
+    int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems);         \
+    int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems);         \
+    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,         \
+                              ptrdiff_t sst, size_t nelems);
+NODESHM_RMA_TYPES(NODESHM_DECLARE_COLL, _)
+int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t nelems);
+
+#define NODESHM_DECLARE_REDUCE(T, N, OP)                                                           \
+    int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce);
+NODESHM_REDUCE_BITWISE_TYPES(NODESHM_DECLARE_REDUCE, and)
+NODESHM_REDUCE_BITWISE_TYPES(NODESHM_DECLARE_REDUCE, or)
+NODESHM_REDUCE_BITWISE_TYPES(NODESHM_DECLARE_REDUCE, xor)
+NODESHM_REDUCE_MINMAX_TYPES(NODESHM_DECLARE_REDUCE, max)
+NODESHM_REDUCE_MINMAX_TYPES(NODESHM_DECLARE_REDUCE, min)
+NODESHM_REDUCE_MINMAX_TYPES(NODESHM_DECLARE_REDUCE, sum)
+NODESHM_REDUCE_MINMAX_TYPES(NODESHM_DECLARE_REDUCE, prod)
+#ifndef __cplusplus
+NODESHM_REDUCE_COMPLEX_TYPES(NODESHM_DECLARE_REDUCE, sum)
+NODESHM_REDUCE_COMPLEX_TYPES(NODESHM_DECLARE_REDUCE, prod)
+#endif
+
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+/* shmem_broadcast(team, dest, ...) and friends: selected by the type of *dest */
+#define NODESHM_COLL_GENERIC(TABLE, OP, X)                                                         \
+    _Generic((X), TABLE(NODESHM_GENERIC_CASE, OP) default: nodeshm_generic_type_not_supported)
+#define NODESHM_REDUCE_GENERIC_CASE(T, N, OP) T : shmem_##N##_##OP##_reduce,
+#define NODESHM_REDUCE_GENERIC(TABLE, OP, X)                                                       \
+    _Generic((X), TABLE(NODESHM_REDUCE_GENERIC_CASE, OP) default: nodeshm_generic_type_not_supported)
+#define NODESHM_REDUCE_ARITH_GENERIC_TYPES(X, A)                                                   \
+    NODESHM_REDUCE_MINMAX_GENERIC_TYPES(X, A) NODESHM_REDUCE_COMPLEX_TYPES(X, A)
+#define shmem_broadcast(team, dest, ...) NODESHM_COLL_GENERIC(NODESHM_RMA_GENERIC_TYPES, broadcast, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_collect(team, dest, ...) NODESHM_COLL_GENERIC(NODESHM_RMA_GENERIC_TYPES, collect, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_fcollect(team, dest, ...) NODESHM_COLL_GENERIC(NODESHM_RMA_GENERIC_TYPES, fcollect, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_alltoall(team, dest, ...) NODESHM_COLL_GENERIC(NODESHM_RMA_GENERIC_TYPES, alltoall, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_alltoalls(team, dest, ...) NODESHM_COLL_GENERIC(NODESHM_RMA_GENERIC_TYPES, alltoalls, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_and_reduce(team, dest, ...) NODESHM_REDUCE_GENERIC(NODESHM_REDUCE_BITWISE_GENERIC_TYPES, and, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_or_reduce(team, dest, ...) NODESHM_REDUCE_GENERIC(NODESHM_REDUCE_BITWISE_GENERIC_TYPES, or, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_xor_reduce(team, dest, ...) NODESHM_REDUCE_GENERIC(NODESHM_REDUCE_BITWISE_GENERIC_TYPES, xor, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_max_reduce(team, dest, ...) NODESHM_REDUCE_GENERIC(NODESHM_REDUCE_MINMAX_GENERIC_TYPES, max, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_min_reduce(team, dest, ...) NODESHM_REDUCE_GENERIC(NODESHM_REDUCE_MINMAX_GENERIC_TYPES, min, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_sum_reduce(team, dest, ...) NODESHM_REDUCE_GENERIC(NODESHM_REDUCE_ARITH_GENERIC_TYPES, sum, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_prod_reduce(team, dest, ...) NODESHM_REDUCE_GENERIC(NODESHM_REDUCE_ARITH_GENERIC_TYPES, prod, *(dest))(team, dest, __VA_ARGS__)
+#endif /* C11 */
+/* Deprecated active-set collectives: the set is PE_start, PE_start + 2^logPE_stride, ... (PE_size
+ * PEs).  They share the team implementation: the first call on an active set makes (collectively
+ * over its PEs only) a team for it, which is kept for later calls; at most
+ * NODESHM_ACTIVE_SETS_MAX distinct active sets per PE.  pSync and pWrk are not used (any array of
+ * the documented size is accepted), so they need no initialization. */
+#define SHMEM_SYNC_VALUE 0L
+#define SHMEM_BCAST_SYNC_SIZE 1
+#define SHMEM_BARRIER_SYNC_SIZE 1
+#define SHMEM_COLLECT_SYNC_SIZE 1
+#define SHMEM_REDUCE_SYNC_SIZE 1
+#define SHMEM_ALLTOALL_SYNC_SIZE 1
+#define SHMEM_ALLTOALLS_SYNC_SIZE 1
+#define SHMEM_SYNC_SIZE 1
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_ALLTOALL_SYNC_SIZE SHMEM_ALLTOALL_SYNC_SIZE
+#define _SHMEM_ALLTOALLS_SYNC_SIZE SHMEM_ALLTOALLS_SYNC_SIZE
+#define _SHMEM_SYNC_SIZE SHMEM_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
+#define NODESHM_ACTIVE_SETS_MAX 32
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+#define NODESHM_DECLARE_ASET_SIZED(B, _)                                                           \
+    void shmem_broadcast##B(void *dest, const void *source, size_t nelems, int PE_root,           \
+                            int PE_start, int logPE_stride, int PE_size, long *pSync);           \
+    void shmem_collect##B(void *dest, const void *source, size_t nelems, int PE_start,           \
+                          int logPE_stride, int PE_size, long *pSync);                           \
+    void shmem_fcollect##B(void *dest, const void *source, size_t nelems, int PE_start,          \
+                           int logPE_stride, int PE_size, long *pSync);                          \
+    void shmem_alltoall##B(void *dest, const void *source, size_t nelems, int PE_start,          \
+                           int logPE_stride, int PE_size, long *pSync);                          \
+    void shmem_alltoalls##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                            size_t nelems, int PE_start, int logPE_stride, int PE_size,          \
+                            long *pSync);
+NODESHM_DECLARE_ASET_SIZED(32, _)
+NODESHM_DECLARE_ASET_SIZED(64, _)
+#define NODESHM_DECLARE_TO_ALL(T, N, OP)                                                           \
+    void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start,           \
+                                   int logPE_stride, int PE_size, T *pWrk, long *pSync);
+NODESHM_TOALL_BITWISE_TYPES(NODESHM_DECLARE_TO_ALL, and)
+NODESHM_TOALL_BITWISE_TYPES(NODESHM_DECLARE_TO_ALL, or)
+NODESHM_TOALL_BITWISE_TYPES(NODESHM_DECLARE_TO_ALL, xor)
+NODESHM_TOALL_MINMAX_TYPES(NODESHM_DECLARE_TO_ALL, max)
+NODESHM_TOALL_MINMAX_TYPES(NODESHM_DECLARE_TO_ALL, min)
+NODESHM_TOALL_MINMAX_TYPES(NODESHM_DECLARE_TO_ALL, sum)
+NODESHM_TOALL_MINMAX_TYPES(NODESHM_DECLARE_TO_ALL, prod)
+#ifndef __cplusplus
+NODESHM_REDUCE_COMPLEX_TYPES(NODESHM_DECLARE_TO_ALL, sum)
+NODESHM_REDUCE_COMPLEX_TYPES(NODESHM_DECLARE_TO_ALL, prod)
+#endif
+/* ==== end of collectives ========================================================================= */
 
 #ifdef __cplusplus
 }

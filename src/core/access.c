@@ -33,29 +33,35 @@ static int strided_bytes(const char *call, size_t elem, size_t bsize, size_t nbl
     return NODESHM_OK;
 }
 
-int nodeshm_put(const char *call, void *dest, const void *src, size_t elem, size_t bsize,
-                size_t nblocks, size_t dst_stride, size_t src_stride, int pe)
+int nodeshm_ctx_put(const char *call, nodeshm_ctx_t *ctx, void *dest, const void *src, size_t elem,
+                    size_t bsize, size_t nblocks, size_t dst_stride, size_t src_stride, int pe)
 {
     nodeshm_target_t t;
     strided_t r;
+    int rc = nodeshm_ctx_pe(call, ctx, &pe);
+    if (rc) return rc;
     if (bsize == 0 || nblocks == 0) return NODESHM_OK;
-    int rc = strided_bytes(call, elem, bsize, nblocks, dst_stride, src_stride, &r);
+    rc = strided_bytes(call, elem, bsize, nblocks, dst_stride, src_stride, &r);
     if (!rc) rc = nodeshm_resolve(call, "dest", dest, r.dst_span, pe, &t);
     if (rc) return rc;
     if (t.local) {
         copy_blocks(t.local, src, r.block, nblocks, r.dst_stride, r.src_stride);
         return NODESHM_OK;
     }
-    return nodeshm_remote_put(call, t.seg, t.off, src, r.block, nblocks, r.dst_stride, r.src_stride, pe);
+    rc = nodeshm_remote_put(call, t.seg, t.off, src, r.block, nblocks, r.dst_stride, r.src_stride, pe);
+    nodeshm_ctx_issued(ctx);
+    return rc;
 }
 
-int nodeshm_get(const char *call, void *dest, const void *src, size_t elem, size_t bsize,
-                size_t nblocks, size_t dst_stride, size_t src_stride, int pe)
+int nodeshm_ctx_get(const char *call, nodeshm_ctx_t *ctx, void *dest, const void *src, size_t elem,
+                    size_t bsize, size_t nblocks, size_t dst_stride, size_t src_stride, int pe)
 {
     nodeshm_target_t t;
     strided_t r;
+    int rc = nodeshm_ctx_pe(call, ctx, &pe);
+    if (rc) return rc;
     if (bsize == 0 || nblocks == 0) return NODESHM_OK;
-    int rc = strided_bytes(call, elem, bsize, nblocks, dst_stride, src_stride, &r);
+    rc = strided_bytes(call, elem, bsize, nblocks, dst_stride, src_stride, &r);
     if (!rc) rc = nodeshm_resolve(call, "source", src, r.src_span, pe, &t);
     if (rc) return rc;
     if (t.local) {
@@ -92,11 +98,12 @@ int nodeshm_get(const char *call, void *dest, const void *src, size_t elem, size
 LOCAL_AMO(uint32_t)
 LOCAL_AMO(uint64_t)
 
-int nodeshm_amo(const char *call, int op, size_t size, void *dest, const void *operand,
-                const void *compare, void *result, int pe)
+int nodeshm_ctx_amo(const char *call, nodeshm_ctx_t *ctx, int op, size_t size, void *dest,
+                    const void *operand, const void *compare, void *result, int pe)
 {
     nodeshm_target_t t;
-    int rc = nodeshm_resolve(call, "dest", dest, size, pe, &t);
+    int rc = nodeshm_ctx_pe(call, ctx, &pe);
+    if (!rc) rc = nodeshm_resolve(call, "dest", dest, size, pe, &t);
     if (rc) return rc;
     if (__builtin_expect(((uintptr_t)dest & (size - 1)) != 0, 0))
         return nodeshm_report(NODESHM_ERR_ARG, call, "dest %p is not aligned to %zu bytes", dest, size);
@@ -105,16 +112,19 @@ int nodeshm_amo(const char *call, int op, size_t size, void *dest, const void *o
         else local_amo_uint64_t(op, (uint64_t *)t.local, operand, compare, result);
         return NODESHM_OK;
     }
-    return nodeshm_remote_amo(call, op, size, t.seg, t.off, operand, compare, result, pe);
+    rc = nodeshm_remote_amo(call, op, size, t.seg, t.off, operand, compare, result, pe);
+    if (!result) nodeshm_ctx_issued(ctx);
+    return rc;
 }
 
-int nodeshm_put_signal(const char *call, void *dest, const void *src, size_t nbytes,
-                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+int nodeshm_ctx_put_signal(const char *call, nodeshm_ctx_t *ctx, void *dest, const void *src,
+                           size_t nbytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
     if (sig_op != 0 && sig_op != 1) /* SHMEM_SIGNAL_SET, SHMEM_SIGNAL_ADD */
         return nodeshm_report(NODESHM_ERR_ARG, call, "invalid sig_op %d", sig_op);
     nodeshm_target_t t;
-    int rc = nodeshm_put_contig(call, dest, src, nbytes, pe);
+    int rc = nodeshm_ctx_pe(call, ctx, &pe); /* world PE from here on */
+    if (!rc) rc = nodeshm_ctx_put_contig(call, NODESHM_CTX_DEFAULT, dest, src, nbytes, pe);
     if (rc) return rc;
     rc = nodeshm_resolve(call, "sig_addr", sig_addr, sizeof *sig_addr, pe, &t);
     if (rc) return rc;
@@ -131,7 +141,9 @@ int nodeshm_put_signal(const char *call, void *dest, const void *src, size_t nby
         if (rc) return rc;
     }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return nodeshm_remote_amo(call, op, 8, t.seg, t.off, &signal, NULL, NULL, pe);
+    rc = nodeshm_remote_amo(call, op, 8, t.seg, t.off, &signal, NULL, NULL, pe);
+    nodeshm_ctx_issued(ctx);
+    return rc;
 }
 
 int nodeshm_quiet(void)
@@ -144,4 +156,29 @@ int nodeshm_fence(void)
 {
     /* MPI does not order puts to one target, so fence costs a flush on the MPI path */
     return nodeshm_quiet();
+}
+
+int nodeshm_ctx_quiet(const char *call, nodeshm_ctx_t *ctx)
+{
+    if (ctx == NODESHM_CTX_DEFAULT) return nodeshm_quiet(); /* also the library's own operations */
+    if (!ctx || ctx->magic != NODESHM_CTX_LIVE) return nodeshm_bad_ctx(call, ctx);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    /* Every operation counted in `issued` now is complete once a flush that starts after this
+     * load has finished; `completed` only grows, so a concurrent quiet on the same context
+     * returns early only when such a flush has finished. */
+    uint64_t issued = __atomic_load_n(&ctx->issued, __ATOMIC_ACQUIRE);
+    uint64_t done = __atomic_load_n(&ctx->completed, __ATOMIC_ACQUIRE);
+    if (issued == done) return NODESHM_OK;
+    int rc = nodeshm_remote_flush_windows(call);
+    if (rc) return rc;
+    while (done < issued &&
+           !__atomic_compare_exchange_n(&ctx->completed, &done, issued, 1, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+    }
+    return NODESHM_OK;
+}
+
+int nodeshm_ctx_fence(const char *call, nodeshm_ctx_t *ctx)
+{
+    return nodeshm_ctx_quiet(call, ctx);
 }

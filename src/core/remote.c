@@ -14,6 +14,13 @@ static MPI_Win windows[NODESHM_NSEGS] = {MPI_WIN_NULL, MPI_WIN_NULL};
  * there we build those from MPI_Compare_and_swap, which is right. */
 static int bitwise64_by_cas;
 
+/* MPI operations that a flush must complete: `issued` counts them, `completed` is the count a
+ * finished flush of every window covers (it only grows).  With several threads, a quiet returns
+ * early only when a flush that started after its operations has finished. */
+static uint64_t ops_issued, ops_completed;
+
+static inline void note_issued(void) { __atomic_fetch_add(&ops_issued, 1, __ATOMIC_RELEASE); }
+
 static int mpi_failed(const char *call, const char *what, int err)
 {
     char text[MPI_MAX_ERROR_STRING];
@@ -104,7 +111,7 @@ static int transfer(const char *call, int is_put, void *local, int seg, size_t o
     if (lfree) MPI_Type_free(&ltype);
     if (rfree) MPI_Type_free(&rtype);
     if (err != MPI_SUCCESS) return mpi_failed(call, is_put ? "MPI_Put" : "MPI_Get", err);
-    if (is_put) __atomic_store_n(&nodeshm_rt.remote_pending, 1, __ATOMIC_RELEASE);
+    if (is_put) note_issued();
     return NODESHM_OK;
 }
 
@@ -166,23 +173,35 @@ int nodeshm_remote_amo(const char *call, int op, size_t size, int seg, size_t of
         MPI_TRY(call, MPI_Win_flush(pe, win));
     } else {
         MPI_TRY(call, MPI_Win_flush_local(pe, win)); /* operand lives on the caller's stack */
-        __atomic_store_n(&nodeshm_rt.remote_pending, 1, __ATOMIC_RELEASE);
+        note_issued();
+    }
+    return NODESHM_OK;
+}
+
+int nodeshm_remote_flush_windows(const char *call)
+{
+    uint64_t issued = __atomic_load_n(&ops_issued, __ATOMIC_ACQUIRE);
+    for (int s = 0; s < NODESHM_NSEGS; s++)
+        if (windows[s] != MPI_WIN_NULL) MPI_TRY(call, MPI_Win_flush_all(windows[s]));
+    uint64_t done = __atomic_load_n(&ops_completed, __ATOMIC_ACQUIRE);
+    while (done < issued &&
+           !__atomic_compare_exchange_n(&ops_completed, &done, issued, 1, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
     }
     return NODESHM_OK;
 }
 
 int nodeshm_remote_flush_all(void)
 {
-    /* cleared before flushing: an operation another thread issues meanwhile stays pending */
-    if (!__atomic_exchange_n(&nodeshm_rt.remote_pending, 0, __ATOMIC_ACQ_REL)) return NODESHM_OK;
-    for (int s = 0; s < NODESHM_NSEGS; s++)
-        if (windows[s] != MPI_WIN_NULL) MPI_TRY("shmem_quiet", MPI_Win_flush_all(windows[s]));
-    return NODESHM_OK;
+    if (__atomic_load_n(&ops_issued, __ATOMIC_ACQUIRE) == __atomic_load_n(&ops_completed, __ATOMIC_ACQUIRE))
+        return NODESHM_OK;
+    return nodeshm_remote_flush_windows("shmem_quiet");
 }
 
 int nodeshm_remote_flush(int pe)
 {
-    if (!__atomic_load_n(&nodeshm_rt.remote_pending, __ATOMIC_ACQUIRE)) return NODESHM_OK;
+    if (__atomic_load_n(&ops_issued, __ATOMIC_ACQUIRE) == __atomic_load_n(&ops_completed, __ATOMIC_ACQUIRE))
+        return NODESHM_OK;
     for (int s = 0; s < NODESHM_NSEGS; s++)
         if (windows[s] != MPI_WIN_NULL) MPI_TRY("shmem_pe_quiet", MPI_Win_flush(pe, windows[s]));
     return NODESHM_OK; /* other PEs may still have pending operations */

@@ -6,6 +6,7 @@
 #define NODESHM_REMOTE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum nodeshm_amo_op {
     NODESHM_AMO_FETCH, NODESHM_AMO_SET, NODESHM_AMO_SWAP, NODESHM_AMO_CSWAP,
@@ -27,7 +28,10 @@ int nodeshm_remote_get(const char *call, void *dst, int seg, size_t off, size_t 
 int nodeshm_remote_amo(const char *call, int op, size_t size, int seg, size_t off,
                        const void *operand, const void *compare, void *result, int pe);
 
+/* Completes every MPI operation issued so far (any context, any thread), if there are any. */
 int nodeshm_remote_flush_all(void);
+/* Flushes every window unconditionally (a context's quiet, which knows it has operations). */
+int nodeshm_remote_flush_windows(const char *call);
 int nodeshm_remote_flush(int pe);
 void nodeshm_remote_progress(void);
 

@@ -1,78 +1,54 @@
 /* nodeshm OpenSHMEM face: put, get, p, g, strided and block-strided RMA, for every RMA type and
- * size.  Every definition is generated from the type tables; node-local transfers complete at
- * once, so the nbi forms share the blocking bodies (the MPI path completes them at quiet). */
+ * size, each on the default context (shmem_*) and on a given one (shmem_ctx_*).  Every
+ * definition is generated from the type tables, both forms from one body (NODESHM_DEFINE2);
+ * node-local transfers complete at once, so the nbi forms share the blocking bodies (the MPI path
+ * completes them at quiet). */
 #include "shmem/internal.h"
 
 /* One family, in bytes: ELEM is the element size. */
-#define RMA_PUT(call, dest, src, nelems, ELEM, pe)                                                 \
-    NODESHM_CHECK(nodeshm_put_contig(call, dest, src, (nelems) * (ELEM), pe))
-#define RMA_GET(call, dest, src, nelems, ELEM, pe)                                                 \
-    NODESHM_CHECK(nodeshm_get_contig(call, dest, src, (nelems) * (ELEM), pe))
-#define RMA_STRIDED(fn, call, dest, src, dst, sst, bsize, nblocks, ELEM, pe)                       \
-    do {                                                                                           \
-        NODESHM_CHECK(nodeshm_check_stride(call, "dst", dst));                                     \
-        NODESHM_CHECK(nodeshm_check_stride(call, "sst", sst));                                     \
-        NODESHM_CHECK(fn(call, dest, src, ELEM, bsize, nblocks, (size_t)(dst), (size_t)(sst), pe)); \
-    } while (0)
+#define RMA_PUT(dest, src, nelems, ELEM, pe)                                                       \
+    NODESHM_CHECK(nodeshm_ctx_put_contig(call_, ctx_, dest, src, (nelems) * (ELEM), pe));
+#define RMA_GET(dest, src, nelems, ELEM, pe)                                                       \
+    NODESHM_CHECK(nodeshm_ctx_get_contig(call_, ctx_, dest, src, (nelems) * (ELEM), pe));
+#define RMA_STRIDED(fn, dest, src, dst, sst, bsize, nblocks, ELEM, pe)                             \
+    NODESHM_CHECK(nodeshm_check_stride(call_, "dst", dst));                                        \
+    NODESHM_CHECK(nodeshm_check_stride(call_, "sst", sst));                                        \
+    NODESHM_CHECK(fn(call_, ctx_, dest, src, ELEM, bsize, nblocks, (size_t)(dst), (size_t)(sst), pe));
+
+#define CONTIG_ARGS(T) (T *dest, const T *source, size_t nelems, int pe)
+#define STRIDED_ARGS(T) (T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+#define BLOCK_ARGS(T)                                                                              \
+    (T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+
+/* the families of one element type or size; names are the public ones without shmem_ */
+#define DEFINE_RMA_FAMILY(T, ELEM, PUT, GET, PUT_NBI, GET_NBI, IPUT, IGET, IBPUT, IBGET)       \
+    NODESHM_DEFINE2(void, PUT, CONTIG_ARGS(T), RMA_PUT(dest, source, nelems, ELEM, pe))            \
+    NODESHM_DEFINE2(void, PUT_NBI, CONTIG_ARGS(T), RMA_PUT(dest, source, nelems, ELEM, pe))        \
+    NODESHM_DEFINE2(void, GET, CONTIG_ARGS(T), RMA_GET(dest, source, nelems, ELEM, pe))            \
+    NODESHM_DEFINE2(void, GET_NBI, CONTIG_ARGS(T), RMA_GET(dest, source, nelems, ELEM, pe))        \
+    NODESHM_DEFINE2(void, IPUT, STRIDED_ARGS(T),                                                   \
+                    RMA_STRIDED(nodeshm_ctx_put, dest, source, dst, sst, 1, nelems, ELEM, pe))     \
+    NODESHM_DEFINE2(void, IGET, STRIDED_ARGS(T),                                                   \
+                    RMA_STRIDED(nodeshm_ctx_get, dest, source, dst, sst, 1, nelems, ELEM, pe))     \
+    NODESHM_DEFINE2(void, IBPUT, BLOCK_ARGS(T),                                                    \
+                    RMA_STRIDED(nodeshm_ctx_put, dest, source, dst, sst, bsize, nblocks, ELEM, pe)) \
+    NODESHM_DEFINE2(void, IBGET, BLOCK_ARGS(T),                                                    \
+                    RMA_STRIDED(nodeshm_ctx_get, dest, source, dst, sst, bsize, nblocks, ELEM, pe))
 
 #define DEFINE_TYPED_RMA(T, N, _)                                                                  \
-    void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe)                         \
-    { RMA_PUT(__func__, dest, source, nelems, sizeof(T), pe); }                                   \
-    void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe)                     \
-    { RMA_PUT(__func__, dest, source, nelems, sizeof(T), pe); }                                   \
-    void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe)                         \
-    { RMA_GET(__func__, dest, source, nelems, sizeof(T), pe); }                                   \
-    void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe)                     \
-    { RMA_GET(__func__, dest, source, nelems, sizeof(T), pe); }                                   \
-    void shmem_##N##_p(T *dest, T value, int pe) { RMA_PUT(__func__, dest, &value, 1, sizeof(T), pe); } \
-    T shmem_##N##_g(const T *source, int pe)                                                      \
-    {                                                                                              \
-        T value;                                                                                   \
-        RMA_GET(__func__, &value, source, 1, sizeof(T), pe);                                       \
-        return value;                                                                              \
-    }                                                                                              \
-    void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,   \
-                          int pe)                                                                  \
-    { RMA_STRIDED(nodeshm_put, __func__, dest, source, dst, sst, 1, nelems, sizeof(T), pe); }     \
-    void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,   \
-                          int pe)                                                                  \
-    { RMA_STRIDED(nodeshm_get, __func__, dest, source, dst, sst, 1, nelems, sizeof(T), pe); }     \
-    void shmem_##N##_ibput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,   \
-                           size_t nblocks, int pe)                                                 \
-    { RMA_STRIDED(nodeshm_put, __func__, dest, source, dst, sst, bsize, nblocks, sizeof(T), pe); } \
-    void shmem_##N##_ibget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,   \
-                           size_t nblocks, int pe)                                                 \
-    { RMA_STRIDED(nodeshm_get, __func__, dest, source, dst, sst, bsize, nblocks, sizeof(T), pe); }
+    DEFINE_RMA_FAMILY(T, sizeof(T), N##_put, N##_get, N##_put_nbi, N##_get_nbi, N##_iput,       \
+                      N##_iget, N##_ibput, N##_ibget)                                              \
+    NODESHM_DEFINE2(void, N##_p, (T *dest, T value, int pe), RMA_PUT(dest, &value, 1, sizeof(T), pe)) \
+    NODESHM_DEFINE2(T, N##_g, (const T *source, int pe), T value;                                  \
+                    RMA_GET(&value, source, 1, sizeof(T), pe) return value;)
 NODESHM_RMA_TYPES(DEFINE_TYPED_RMA, _)
 
 #define DEFINE_SIZED_RMA(B, _)                                                                     \
-    void shmem_put##B(void *dest, const void *source, size_t nelems, int pe)                      \
-    { RMA_PUT(__func__, dest, source, nelems, (B) / 8, pe); }                                     \
-    void shmem_put##B##_nbi(void *dest, const void *source, size_t nelems, int pe)                \
-    { RMA_PUT(__func__, dest, source, nelems, (B) / 8, pe); }                                     \
-    void shmem_get##B(void *dest, const void *source, size_t nelems, int pe)                      \
-    { RMA_GET(__func__, dest, source, nelems, (B) / 8, pe); }                                     \
-    void shmem_get##B##_nbi(void *dest, const void *source, size_t nelems, int pe)                \
-    { RMA_GET(__func__, dest, source, nelems, (B) / 8, pe); }                                     \
-    void shmem_iput##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,               \
-                       size_t nelems, int pe)                                                      \
-    { RMA_STRIDED(nodeshm_put, __func__, dest, source, dst, sst, 1, nelems, (B) / 8, pe); }       \
-    void shmem_iget##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,               \
-                       size_t nelems, int pe)                                                      \
-    { RMA_STRIDED(nodeshm_get, __func__, dest, source, dst, sst, 1, nelems, (B) / 8, pe); }       \
-    void shmem_ibput##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,              \
-                        size_t bsize, size_t nblocks, int pe)                                      \
-    { RMA_STRIDED(nodeshm_put, __func__, dest, source, dst, sst, bsize, nblocks, (B) / 8, pe); }  \
-    void shmem_ibget##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,              \
-                        size_t bsize, size_t nblocks, int pe)                                      \
-    { RMA_STRIDED(nodeshm_get, __func__, dest, source, dst, sst, bsize, nblocks, (B) / 8, pe); }
+    DEFINE_RMA_FAMILY(void, (B) / 8, put##B, get##B, put##B##_nbi, get##B##_nbi, iput##B,    \
+                      iget##B, ibput##B, ibget##B)
 NODESHM_RMA_SIZES(DEFINE_SIZED_RMA, _)
 
-void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)
-{ RMA_PUT(__func__, dest, source, nelems, 1, pe); }
-void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
-{ RMA_PUT(__func__, dest, source, nelems, 1, pe); }
-void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)
-{ RMA_GET(__func__, dest, source, nelems, 1, pe); }
-void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
-{ RMA_GET(__func__, dest, source, nelems, 1, pe); }
+NODESHM_DEFINE2(void, putmem, CONTIG_ARGS(void), RMA_PUT(dest, source, nelems, 1, pe))
+NODESHM_DEFINE2(void, putmem_nbi, CONTIG_ARGS(void), RMA_PUT(dest, source, nelems, 1, pe))
+NODESHM_DEFINE2(void, getmem, CONTIG_ARGS(void), RMA_GET(dest, source, nelems, 1, pe))
+NODESHM_DEFINE2(void, getmem_nbi, CONTIG_ARGS(void), RMA_GET(dest, source, nelems, 1, pe))

@@ -1,29 +1,28 @@
-/* nodeshm OpenSHMEM face: put-with-signal, signal fetch and wait. */
+/* nodeshm OpenSHMEM face: put-with-signal (default context and shmem_ctx_ forms), signal fetch and
+ * wait. */
 #include "shmem/internal.h"
 #include "core/wait.h"
 
-#define PUT_SIGNAL(call, dest, src, bytes)                                                         \
-    NODESHM_CHECK(nodeshm_put_signal(call, dest, src, bytes, sig_addr, signal, sig_op, pe))
-#define SIGNAL_ARGS uint64_t *sig_addr, uint64_t signal, int sig_op, int pe
+#define PUT_SIGNAL(dest, src, bytes)                                                               \
+    NODESHM_CHECK(nodeshm_ctx_put_signal(call_, ctx_, dest, src, bytes, sig_addr, signal, sig_op, pe));
+#define SIGNAL_ARGS(T)                                                                             \
+    (T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 
 #define DEFINE_TYPED_PUT_SIGNAL(T, N, _)                                                           \
-    void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems, SIGNAL_ARGS)             \
-    { PUT_SIGNAL(__func__, dest, source, nelems * sizeof(T)); }                                   \
-    void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, SIGNAL_ARGS)         \
-    { PUT_SIGNAL(__func__, dest, source, nelems * sizeof(T)); }
+    NODESHM_DEFINE2(void, N##_put_signal, SIGNAL_ARGS(T), PUT_SIGNAL(dest, source, nelems * sizeof(T))) \
+    NODESHM_DEFINE2(void, N##_put_signal_nbi, SIGNAL_ARGS(T),                                      \
+                    PUT_SIGNAL(dest, source, nelems * sizeof(T)))
 NODESHM_RMA_TYPES(DEFINE_TYPED_PUT_SIGNAL, _)
 
 #define DEFINE_SIZED_PUT_SIGNAL(B, _)                                                              \
-    void shmem_put##B##_signal(void *dest, const void *source, size_t nelems, SIGNAL_ARGS)        \
-    { PUT_SIGNAL(__func__, dest, source, nelems * ((B) / 8)); }                                   \
-    void shmem_put##B##_signal_nbi(void *dest, const void *source, size_t nelems, SIGNAL_ARGS)    \
-    { PUT_SIGNAL(__func__, dest, source, nelems * ((B) / 8)); }
+    NODESHM_DEFINE2(void, put##B##_signal, SIGNAL_ARGS(void),                                      \
+                    PUT_SIGNAL(dest, source, nelems * ((B) / 8)))                                  \
+    NODESHM_DEFINE2(void, put##B##_signal_nbi, SIGNAL_ARGS(void),                                  \
+                    PUT_SIGNAL(dest, source, nelems * ((B) / 8)))
 NODESHM_RMA_SIZES(DEFINE_SIZED_PUT_SIGNAL, _)
 
-void shmem_putmem_signal(void *dest, const void *source, size_t nelems, SIGNAL_ARGS)
-{ PUT_SIGNAL(__func__, dest, source, nelems); }
-void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, SIGNAL_ARGS)
-{ PUT_SIGNAL(__func__, dest, source, nelems); }
+NODESHM_DEFINE2(void, putmem_signal, SIGNAL_ARGS(void), PUT_SIGNAL(dest, source, nelems))
+NODESHM_DEFINE2(void, putmem_signal_nbi, SIGNAL_ARGS(void), PUT_SIGNAL(dest, source, nelems))
 
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
 {

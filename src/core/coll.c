@@ -1,0 +1,501 @@
+/* nodeshm core: node-aware collectives (coll.h).
+ *
+ * Within a node every PE maps every node peer's symmetric memory, so the node members of a team
+ * read and write each other's source and dest buffers directly (nodeshm_resolve gives the local
+ * pointer); between nodes the team's node leaders (the first member of each node in team order)
+ * use MPI collectives on a leaders communicator, made lazily per team by MPI_Comm_split of the
+ * team's communicator (rank in it = team node number) and cached per team slot.
+ *
+ * Node synchronization: a dissemination barrier over the team's members on my node only, using
+ * the team slot's scratch lines (line k of my control block is written only by the node member
+ * 2^k below me, with a release store, and holds an epoch); when PEs outnumber cores, an arrival
+ * count in the node leader's slot instead, released by the last to arrive (each member waits
+ * once, for nobody in particular; the count is back to 0 after every sync).  Each collective
+ * reserves a fixed number of epochs from the team's epoch counter (the one team_sync uses), so
+ * every member's counter advances alike whatever its node did, epochs only grow, and a slot
+ * reused by a later team starts above every value left in its lines (team.c carries the epoch
+ * across reuse).  Every collective syncs its node at entry (sources ready, dests writable) and
+ * at exit (dests complete, nobody still reads a source or a leader's dest), so back-to-back
+ * collectives on the same or overlapping teams need nothing between them.
+ *
+ * broadcast  node members of the root's node copy straight from the root's source; the root's
+ *            node leader MPI_Bcasts from the root's source (a local pointer) to the other
+ *            leaders' dest; after a node sync their node peers copy from their leader's dest.
+ * reduce     each node member reduces a contiguous, cache-line aligned slice of the array across
+ *            all node peers' sources into the leader's dest (every core works, no root loop);
+ *            single node: it also copies its slice into every peer's dest, and that is all;
+ *            else node sync, leaders MPI_Allreduce(MPI_IN_PLACE) on dest, node sync, peers copy
+ *            from the leader's dest.  In place is safe: slice i of every buffer is touched by
+ *            member i only until the second sync.  Between nodes MPI's own op is used, except
+ *            where the caller asks for its kernel as an MPI user op (8/16-bit sums and products:
+ *            Open MPI's vector ops saturate instead of wrapping).
+ * collect    sizes: node members read each other's size from a scratch line (one node) or
+ *  fcollect  MPI_Allgather them (several nodes); every PE pulls its node peers' pieces into its
+ *            own dest; leaders pack their node's pieces and MPI_Allgatherv the node blocks,
+ *            unpack, node sync, peers copy the other nodes' pieces from their leader's dest.
+ * alltoall(s) each PE pushes its blocks for node peers straight into their dest; blocks for
+ *            other nodes go by one MPI_Alltoallv over the team (zero counts within the node;
+ *            strided blocks packed), the simplest correct cross-node exchange. */
+#include "core/coll.h"
+#include "core/wait.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* scratch lines of the team slot: node-sync rounds, my collect size, and the counting node sync
+ * (arrival count and release epoch, both in the node leader's slot) */
+#define NODE_SYNC_LINES 24
+#define SIZE_LINE 24
+#define ARRIVE_LINE 25
+#define RELEASE_LINE 26
+_Static_assert(RELEASE_LINE < NODESHM_TEAM_SCRATCH_LINES, "scratch lines");
+#define EPOCHS_PER_COLL 4 /* node syncs a collective may do */
+
+/* ---- node synchronization --------------------------------------------------------------------- */
+static inline nodeshm_team_slot_t *peer_slot(const nodeshm_team_t *t, int node_member)
+{
+    return &nodeshm_ctrl_of(t->node_local[node_member])->team[t->slot];
+}
+
+static void node_sync(const nodeshm_team_t *t, uint64_t epoch)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    int n = t->node_n_pes;
+    if (n == 1) return;
+    nodeshm_team_slot_t *mine = nodeshm_team_slot(t);
+    if (nodeshm_wait_oversubscribed) {
+        /* PEs outnumber cores: count arrivals at the node leader; the last to arrive releases,
+         * so nobody waits for one particular PE to be scheduled (as node_barrier.c does).  The
+         * count is back to 0 after every sync; the release line holds the epoch. */
+        nodeshm_team_slot_t *lead = peer_slot(t, 0);
+        uint64_t *count = &lead->scratch[ARRIVE_LINE].word[0];
+        uint64_t *release = &lead->scratch[RELEASE_LINE].word[0];
+        if (__atomic_add_fetch(count, 1, __ATOMIC_ACQ_REL) == (uint64_t)n) {
+            __atomic_store_n(count, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(release, epoch, __ATOMIC_RELEASE);
+            return;
+        }
+        nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+        while (__atomic_load_n(release, __ATOMIC_ACQUIRE) < epoch) nodeshm_wait_step(&w);
+        return;
+    }
+    for (int k = 0; (1L << k) < n; k++) {
+        int partner = (int)(((long)t->node_my_pe + (1L << k)) % n);
+        __atomic_store_n(&peer_slot(t, partner)->scratch[k].word[0], epoch, __ATOMIC_RELEASE);
+        nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+        while (__atomic_load_n(&mine->scratch[k].word[0], __ATOMIC_ACQUIRE) < epoch)
+            nodeshm_wait_step(&w);
+    }
+}
+
+/* Reserves this collective's epochs: base + 1 .. base + EPOCHS_PER_COLL. */
+static uint64_t coll_begin(nodeshm_team_t *t)
+{
+    uint64_t base = t->epoch;
+    t->epoch += EPOCHS_PER_COLL;
+    return base;
+}
+
+_Static_assert(NODE_SYNC_LINES >= 24, "node of up to 2^24 PEs");
+
+/* ---- the leaders communicator, per team, made on first need --------------------------------- */
+static struct leaders_cache {
+    const nodeshm_team_t *team;
+    MPI_Comm team_comm;
+    char *heap; /* the runtime it was made in */
+    MPI_Comm leaders;
+} leaders_cache[NODESHM_TEAM_SLOTS];
+
+static int leaders_comm(const char *call, const nodeshm_team_t *t, MPI_Comm *out)
+{
+    struct leaders_cache *c = &leaders_cache[t->slot];
+    char *heap = nodeshm_rt.seg[NODESHM_SEG_HEAP].base;
+    if (c->team == t && c->team_comm == t->comm && c->heap == heap) {
+        *out = c->leaders;
+        return NODESHM_OK;
+    }
+    if (c->heap == heap && c->leaders != MPI_COMM_NULL) MPI_Comm_free(&c->leaders);
+    c->team = NULL;
+    int leader = t->node_leader[t->my_node] == t->my_pe;
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (MPI_Comm_split(t->comm, leader ? 0 : MPI_UNDEFINED, t->my_pe, &comm) != MPI_SUCCESS)
+        return nodeshm_report(NODESHM_ERR_MPI, call, "MPI_Comm_split for the team's node leaders failed");
+    c->team = t;
+    c->team_comm = t->comm;
+    c->heap = heap;
+    c->leaders = comm;
+    *out = comm;
+    return NODESHM_OK;
+}
+
+static int mpi_failed(const char *call, const char *what)
+{
+    return nodeshm_report(NODESHM_ERR_MPI, call, "%s failed", what);
+}
+
+static int too_big(const char *call, size_t bytes)
+{
+    return nodeshm_report(NODESHM_ERR_ARG, call, "%zu bytes between nodes: more than the %d an MPI "
+                                                 "count can hold", bytes, INT_MAX);
+}
+
+/* ---- addresses ------------------------------------------------------------------------------------ */
+/* Local pointer to symmetric `addr` on team member `member` (on my node).  The caller checked
+ * `addr` on itself already, so this cannot fail. */
+static inline char *at_member(const nodeshm_team_t *t, const void *addr, int node_member)
+{
+    uintptr_t a = (uintptr_t)addr;
+    for (int s = 0; s < NODESHM_NSEGS; s++) {
+        uintptr_t off = a - (uintptr_t)nodeshm_rt.seg[s].base;
+        if (off < nodeshm_rt.seg[s].size)
+            return nodeshm_rt.seg[s].peer_base[t->node_local[node_member]] + off;
+    }
+    return NULL;
+}
+
+/* Checks that [addr, addr+len) is symmetric (reports otherwise). */
+static int check_sym(const char *call, const char *what, const void *addr, size_t len)
+{
+    nodeshm_target_t tg;
+    return nodeshm_resolve(call, what, addr, len ? len : 1, nodeshm_rt.my_pe, &tg);
+}
+
+/* ---- sync ------------------------------------------------------------------------------------------- */
+int nodeshm_coll_sync(const char *call, nodeshm_team_t *t)
+{
+    return nodeshm_team_sync(call, t);
+}
+
+/* ---- broadcast -------------------------------------------------------------------------------------- */
+static int bcast_bytes(const char *call, void *buf, size_t n, int root, MPI_Comm comm)
+{
+    const size_t chunk = (size_t)1 << 30;
+    for (size_t off = 0; off < n; off += chunk) {
+        size_t len = n - off < chunk ? n - off : chunk;
+        if (MPI_Bcast((char *)buf + off, (int)len, MPI_BYTE, root, comm) != MPI_SUCCESS)
+            return mpi_failed(call, "MPI_Bcast between node leaders");
+    }
+    return NODESHM_OK;
+}
+
+int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, const void *src,
+                           size_t nbytes, int root, int root_dest)
+{
+    if (root < 0 || root >= t->n_pes)
+        return nodeshm_report(NODESHM_ERR_ARG, call, "invalid PE_root %d (the team has PEs 0 to %d)",
+                              root, t->n_pes - 1);
+    int rc = check_sym(call, "dest", dest, nbytes);
+    if (!rc) rc = check_sym(call, "source", src, nbytes);
+    if (rc) return rc;
+    MPI_Comm leaders = MPI_COMM_NULL;
+    if (t->n_nodes > 1 && (rc = leaders_comm(call, t, &leaders))) return rc;
+    uint64_t e = coll_begin(t);
+    if (nbytes == 0 || t->n_pes == 1) {
+        if (nbytes && dest != src && root_dest) memmove(dest, src, nbytes);
+        return NODESHM_OK;
+    }
+    int root_node = t->node_of[root];
+    int leader = t->node_leader[t->my_node] == t->my_pe;
+    node_sync(t, e + 1);
+    if (t->my_node == root_node) {
+        int root_local = 0;
+        while (t->node_members[root_local] != root) root_local++;
+        const char *rsrc = at_member(t, src, root_local);
+        if ((char *)dest != rsrc && (root_dest || t->my_pe != root)) memcpy(dest, rsrc, nbytes);
+        if (leader && t->n_nodes > 1) rc = bcast_bytes(call, (void *)rsrc, nbytes, root_node, leaders);
+    } else {
+        if (leader) rc = bcast_bytes(call, dest, nbytes, root_node, leaders);
+        node_sync(t, e + 2);
+        if (!leader) memcpy(dest, at_member(t, dest, 0), nbytes);
+    }
+    node_sync(t, e + 3);
+    return rc;
+}
+
+/* ---- reductions ------------------------------------------------------------------------------------- */
+/* MPI_OP_NULL asks for the library's own kernel between nodes too (an MPI user op): MPI
+ * libraries may saturate instead of wrapping on 8- and 16-bit sums (Open MPI's AVX ops do), and
+ * the result must not depend on where the PEs are. */
+static _Thread_local nodeshm_reduce_fn user_fn;
+static MPI_Op user_op = MPI_OP_NULL;
+static char *user_op_heap;
+
+static void user_op_apply(void *in, void *inout, int *len, MPI_Datatype *dtype)
+{
+    (void)dtype;
+    user_fn(inout, inout, in, (size_t)*len);
+}
+
+static int allreduce_inplace(const char *call, void *buf, size_t count, size_t elem,
+                             MPI_Datatype dtype, MPI_Op op, MPI_Comm comm)
+{
+    if (op == MPI_OP_NULL) {
+        char *heap = nodeshm_rt.seg[NODESHM_SEG_HEAP].base;
+        if (user_op == MPI_OP_NULL || user_op_heap != heap) {
+            if (MPI_Op_create(user_op_apply, 1, &user_op) != MPI_SUCCESS)
+                return mpi_failed(call, "MPI_Op_create");
+            user_op_heap = heap;
+        }
+        op = user_op;
+    }
+    const size_t chunk = (size_t)1 << 28;
+    for (size_t off = 0; off < count; off += chunk) {
+        size_t len = count - off < chunk ? count - off : chunk;
+        if (MPI_Allreduce(MPI_IN_PLACE, (char *)buf + off * elem, (int)len, dtype, op, comm) !=
+            MPI_SUCCESS)
+            return mpi_failed(call, "MPI_Allreduce between node leaders");
+    }
+    return NODESHM_OK;
+}
+
+int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const void *src,
+                        size_t count, size_t elem, nodeshm_reduce_fn fn, MPI_Datatype dtype,
+                        MPI_Op op)
+{
+    size_t nbytes = count * elem;
+    if (elem && nbytes / elem != count)
+        return nodeshm_report(NODESHM_ERR_ARG, call, "nreduce %zu is too large", count);
+    int rc = check_sym(call, "dest", dest, nbytes);
+    if (!rc) rc = check_sym(call, "source", src, nbytes);
+    if (rc) return rc;
+    if (dest != src && (char *)dest < (const char *)src + nbytes &&
+        (const char *)src < (char *)dest + nbytes)
+        return nodeshm_report(NODESHM_ERR_ARG, call, "dest %p and source %p overlap without being "
+                                                     "the same array", dest, src);
+    MPI_Comm leaders = MPI_COMM_NULL;
+    if (t->n_nodes > 1 && (rc = leaders_comm(call, t, &leaders))) return rc;
+    uint64_t e = coll_begin(t);
+    if (count == 0) return NODESHM_OK;
+    int n = t->node_n_pes, me = t->node_my_pe;
+    int leader = me == 0;
+    node_sync(t, e + 1);
+
+    /* my slice [lo, hi): cache-line multiples, so no two members write one line */
+    size_t per_line = elem < 64 ? 64 / elem : 1;
+    size_t slice = (count + (size_t)n - 1) / (size_t)n;
+    slice = (slice + per_line - 1) / per_line * per_line;
+    size_t lo = slice * (size_t)me < count ? slice * (size_t)me : count;
+    size_t hi = lo + slice < count ? lo + slice : count;
+    char *out = at_member(t, dest, 0); /* the leader's dest */
+    if (n == 1) {
+        if (dest != src) memcpy(dest, src, nbytes);
+    } else if (hi > lo) {
+        /* blocks of ~8 KiB: the partial result stays in cache while the peers' sources stream */
+        size_t blk = 8192 / elem ? 8192 / elem : 1;
+        for (size_t b = lo; b < hi; b += blk) {
+            size_t len = hi - b < blk ? hi - b : blk;
+            char *o = out + b * elem;
+            fn(o, at_member(t, src, 0) + b * elem, at_member(t, src, 1) + b * elem, len);
+            for (int p = 2; p < n; p++) fn(o, o, at_member(t, src, p) + b * elem, len);
+        }
+        if (t->n_nodes == 1)
+            for (int p = 1; p < n; p++)
+                memcpy(at_member(t, dest, p) + lo * elem, out + lo * elem, (hi - lo) * elem);
+    }
+    if (t->n_nodes > 1) {
+        node_sync(t, e + 2);
+        user_fn = fn;
+        if (leader) rc = allreduce_inplace(call, dest, count, elem, dtype, op, leaders);
+        node_sync(t, e + 3);
+        if (!leader) memcpy(dest, out, nbytes);
+    }
+    node_sync(t, e + 4);
+    return rc;
+}
+
+/* ---- collect / fcollect ------------------------------------------------------------------------------ */
+int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const void *src,
+                         size_t nbytes, int fixed)
+{
+    int n = t->n_pes, rc = check_sym(call, "source", src, nbytes);
+    if (rc) return rc;
+    MPI_Comm leaders = MPI_COMM_NULL;
+    if (t->n_nodes > 1 && (rc = leaders_comm(call, t, &leaders))) return rc;
+    size_t *off = malloc(sizeof(size_t) * ((size_t)n + 1));
+    if (!off) return nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory for %d PEs", n);
+    uint64_t e = coll_begin(t);
+    nodeshm_team_slot_t *slot = nodeshm_team_slot(t);
+    /* sizes of all members -> off[i] (exclusive scan), off[n] = total */
+    if (fixed) {
+        for (int i = 0; i <= n; i++) off[i] = (size_t)i * nbytes;
+    } else if (t->n_nodes > 1) {
+        uint64_t mine = nbytes;
+        if (MPI_Allgather(&mine, 1, MPI_UINT64_T, off, 1, MPI_UINT64_T, t->comm) != MPI_SUCCESS) {
+            free(off);
+            return mpi_failed(call, "MPI_Allgather of the sizes");
+        }
+    } else {
+        __atomic_store_n(&slot->scratch[SIZE_LINE].word[0], (uint64_t)nbytes, __ATOMIC_RELAXED);
+    }
+    node_sync(t, e + 1);
+    if (!fixed) {
+        if (t->n_nodes == 1)
+            for (int k = 0; k < t->node_n_pes; k++)
+                off[t->node_members[k]] =
+                    __atomic_load_n(&peer_slot(t, k)->scratch[SIZE_LINE].word[0], __ATOMIC_RELAXED);
+        size_t sum = 0;
+        for (int i = 0; i < n; i++) {
+            size_t s = off[i];
+            off[i] = sum;
+            sum += s;
+        }
+        off[n] = sum;
+    }
+    rc = check_sym(call, "dest", dest, off[n]);
+    char *d = dest;
+    /* my node's pieces, pulled from the members' sources */
+    for (int k = 0; !rc && k < t->node_n_pes; k++) {
+        int i = t->node_members[k];
+        if (off[i + 1] > off[i]) memcpy(d + off[i], at_member(t, src, k), off[i + 1] - off[i]);
+    }
+    int leader = t->node_my_pe == 0;
+    int failed = rc != 0;
+    if (t->n_nodes > 1) {
+        if (leader && !rc) {
+            /* node blocks: each node's pieces in team order, packed */
+            int nn = t->n_nodes;
+            int *counts = calloc((size_t)nn, sizeof(int)), *displs = calloc((size_t)nn, sizeof(int));
+            size_t *tot = calloc((size_t)nn, sizeof(size_t));
+            char *pack = NULL, *recv = NULL;
+            if (!counts || !displs || !tot) rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory");
+            for (int i = 0; !rc && i < n; i++) tot[t->node_of[i]] += off[i + 1] - off[i];
+            if (!rc && off[n] > INT_MAX) rc = too_big(call, off[n]);
+            for (int j = 0, acc = 0; !rc && j < nn; j++) {
+                counts[j] = (int)tot[j];
+                displs[j] = acc;
+                acc += counts[j];
+            }
+            if (!rc) {
+                pack = malloc(tot[t->my_node] ? tot[t->my_node] : 1);
+                recv = malloc(off[n] ? off[n] : 1);
+                if (!pack || !recv) rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory");
+            }
+            if (!rc) {
+                size_t p = 0;
+                for (int i = 0; i < n; i++)
+                    if (t->node_of[i] == t->my_node) {
+                        memcpy(pack + p, d + off[i], off[i + 1] - off[i]);
+                        p += off[i + 1] - off[i];
+                    }
+                if (MPI_Allgatherv(pack, counts[t->my_node], MPI_BYTE, recv, counts, displs,
+                                   MPI_BYTE, leaders) != MPI_SUCCESS)
+                    rc = mpi_failed(call, "MPI_Allgatherv between node leaders");
+            }
+            if (!rc) {
+                size_t *pos = calloc((size_t)nn, sizeof(size_t));
+                if (!pos) rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory");
+                for (int i = 0; !rc && i < n; i++) {
+                    int j = t->node_of[i];
+                    size_t len = off[i + 1] - off[i];
+                    if (j != t->my_node) memcpy(d + off[i], recv + displs[j] + pos[j], len);
+                    pos[j] += len;
+                }
+                free(pos);
+            }
+            free(counts);
+            free(displs);
+            free(tot);
+            free(pack);
+            free(recv);
+        }
+        node_sync(t, e + 2);
+        if (!leader && !failed) {
+            const char *ld = at_member(t, dest, 0);
+            for (int i = 0; i < n; i++)
+                if (t->node_of[i] != t->my_node) memcpy(d + off[i], ld + off[i], off[i + 1] - off[i]);
+        }
+    }
+    node_sync(t, e + 3);
+    free(off);
+    return rc;
+}
+
+/* ---- alltoall(s) ------------------------------------------------------------------------------------- */
+static void copy_block(char *d, size_t dst, const char *s, size_t sst, size_t nelems, size_t elem)
+{
+    if (dst == 1 && sst == 1) {
+        memcpy(d, s, nelems * elem);
+        return;
+    }
+    switch (elem) {
+#define STRIDED(T)                                                                                 \
+    for (size_t k = 0; k < nelems; k++) ((T *)d)[k * dst] = ((const T *)s)[k * sst];               \
+    return;
+    case 1: STRIDED(uint8_t)
+    case 2: STRIDED(uint16_t)
+    case 4: STRIDED(uint32_t)
+    case 8: STRIDED(uint64_t)
+#undef STRIDED
+    default:
+        for (size_t k = 0; k < nelems; k++) memcpy(d + k * dst * elem, s + k * sst * elem, elem);
+    }
+}
+
+int nodeshm_coll_alltoalls(const char *call, nodeshm_team_t *t, void *dest, const void *src,
+                           size_t dst, size_t sst, size_t nelems, size_t elem)
+{
+    int n = t->n_pes, me = t->my_pe;
+    if (dst < 1 || sst < 1)
+        return nodeshm_report(NODESHM_ERR_ARG, call, "invalid stride %zu (must be >= 1)",
+                              dst < 1 ? dst : sst);
+    size_t total = (size_t)n * nelems;
+    size_t dext = total ? ((total - 1) * dst + 1) * elem : 0;
+    size_t sext = total ? ((total - 1) * sst + 1) * elem : 0;
+    int rc = check_sym(call, "dest", dest, dext);
+    if (!rc) rc = check_sym(call, "source", src, sext);
+    if (rc) return rc;
+    uint64_t e = coll_begin(t);
+    if (nelems == 0) return NODESHM_OK;
+    size_t block = nelems * elem; /* bytes per PE pair */
+    node_sync(t, e + 1);
+    for (int k = 0; k < t->node_n_pes; k++) {
+        int j = t->node_members[k];
+        copy_block(at_member(t, dest, k) + (size_t)me * nelems * dst * elem, dst,
+                   (const char *)src + (size_t)j * nelems * sst * elem, sst, nelems, elem);
+    }
+    if (t->n_nodes > 1) {
+        int *cnt = calloc((size_t)n, sizeof(int)), *sd = calloc((size_t)n, sizeof(int));
+        int *rcnt = calloc((size_t)n, sizeof(int)), *rd = calloc((size_t)n, sizeof(int));
+        int contig = dst == 1 && sst == 1;
+        int remote = n - t->node_n_pes;
+        char *sbuf = NULL, *rbuf = NULL;
+        if (!cnt || !sd || !rcnt || !rd) rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory");
+        if (!rc && (contig ? (size_t)n : (size_t)remote) * block > INT_MAX)
+            rc = too_big(call, (size_t)n * block);
+        if (!rc && !contig) {
+            sbuf = malloc((size_t)remote * block);
+            rbuf = malloc((size_t)remote * block);
+            if (!sbuf || !rbuf) rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory");
+        }
+        if (!rc) {
+            for (int j = 0, p = 0; j < n; j++) {
+                if (t->node_of[j] == t->my_node) continue;
+                cnt[j] = rcnt[j] = (int)block;
+                sd[j] = rd[j] = contig ? (int)((size_t)j * block) : (int)((size_t)p * block);
+                if (!contig)
+                    copy_block(sbuf + (size_t)p * block, 1,
+                               (const char *)src + (size_t)j * nelems * sst * elem, sst, nelems, elem);
+                p++;
+            }
+            if (MPI_Alltoallv(contig ? src : sbuf, cnt, sd, MPI_BYTE, contig ? dest : rbuf, rcnt,
+                              rd, MPI_BYTE, t->comm) != MPI_SUCCESS)
+                rc = mpi_failed(call, "MPI_Alltoallv between nodes");
+        }
+        if (!rc && !contig)
+            for (int j = 0, p = 0; j < n; j++) {
+                if (t->node_of[j] == t->my_node) continue;
+                copy_block((char *)dest + (size_t)j * nelems * dst * elem, dst,
+                           rbuf + (size_t)p * block, 1, nelems, elem);
+                p++;
+            }
+        free(cnt);
+        free(sd);
+        free(rcnt);
+        free(rd);
+        free(sbuf);
+        free(rbuf);
+    }
+    node_sync(t, e + 2);
+    return rc;
+}

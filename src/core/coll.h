@@ -1,0 +1,46 @@
+/* nodeshm core: collective algorithms over a team, node-aware (the algorithms are described at
+ * the top of coll.c).  Byte- and callback-oriented, so that the OpenSHMEM face and a later MPI
+ * face can share them.
+ *
+ * Every function is collective over the members of `t`, with the same arguments on all of them
+ * (but `nbytes` of collect, which may differ).  dest and src are symmetric addresses.  A
+ * collective synchronizes the node members of the team at entry (sources are ready, dests may
+ * be written) and at exit (dests are complete, sources may be reused), so collectives may follow
+ * each other on the same or overlapping teams with nothing between them.  Errors are reported
+ * once, naming `call`, and returned. */
+#ifndef NODESHM_COLL_H
+#define NODESHM_COLL_H
+
+#include "core/team.h"
+
+#include <mpi.h>
+#include <stddef.h>
+
+/* team_sync */
+int nodeshm_coll_sync(const char *call, nodeshm_team_t *t);
+
+/* dest (nbytes) on every member = src (nbytes) of team member `root`; the root's own dest too
+ * when `root_dest` (team-based), not otherwise (the deprecated active-set forms). */
+int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, const void *src,
+                           size_t nbytes, int root, int root_dest);
+
+/* dest = the members' src blocks concatenated in team order.  fixed != 0 (fcollect): every
+ * member passes the same nbytes; else each passes its own. */
+int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const void *src,
+                         size_t nbytes, int fixed);
+
+/* Element k of the block for member j is src[(j * nelems + k) * sst]; it lands on member j at
+ * dest[(i * nelems + k) * dst] (i = sender), elements of `elem` bytes, strides in elements >= 1. */
+int nodeshm_coll_alltoalls(const char *call, nodeshm_team_t *t, void *dest, const void *src,
+                           size_t dst, size_t sst, size_t nelems, size_t elem);
+
+/* out[i] = a[i] OP b[i] for i < n; out may be a (never b). */
+typedef void (*nodeshm_reduce_fn)(void *out, const void *a, const void *b, size_t n);
+/* dest[i] = OP over the members of src[i], i < count; dest == src allowed (in place).  `fn` is
+ * the operation on `elem`-byte elements; `dtype`/`op` the same for MPI (between nodes), or
+ * op = MPI_OP_NULL: `fn` as an MPI user op (commutative) there too. */
+int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const void *src,
+                        size_t count, size_t elem, nodeshm_reduce_fn fn, MPI_Datatype dtype,
+                        MPI_Op op);
+
+#endif

@@ -1,0 +1,29 @@
+# Collectives over teams (tests/coll.c): every collective and type family against local
+# references, WORLD/SHARED/strided/2d/from-communicator teams, counts 0 to 100k, back to back on
+# overlapping teams.  The pseudo-node runs take the between-node (leaders, MPI) paths.
+nodeshm_add_mpi_test(NAME coll SOURCES coll.c NP 1 2 4 8)
+nodeshm_add_mpi_test(NAME coll NP 4 PES_PER_NODE 2)
+nodeshm_add_mpi_test(NAME coll NP 6 PES_PER_NODE 3)
+nodeshm_add_mpi_test(NAME coll NP 8 PES_PER_NODE 3)
+
+# Deprecated active-set collectives (tests/coll_aset.c): barrier, sync, broadcast/collect/
+# fcollect/alltoall(s) 32 and 64, every OP_to_all, on overlapping active sets.
+nodeshm_add_mpi_test(NAME coll_aset SOURCES coll_aset.c NP 1 2 4 8)
+nodeshm_add_mpi_test(NAME coll_aset NP 4 PES_PER_NODE 2)
+nodeshm_add_mpi_test(NAME coll_aset NP 6 PES_PER_NODE 3)
+
+# Erroneous calls end the job with a message naming the call and the bad value
+# (tests/expect_failure.sh), as in tests/teams.cmake.
+set(_coll_shm_ignore)
+if(NODESHM_MPI_FLAVOR STREQUAL "mpich")
+  set(_coll_shm_ignore
+    "EXPECT_FAILURE_SHM_IGNORE=^mpich_(shm_[0-9a-f]+_[0-9]+|shar_tmp[0-9A-Za-z]{6})$")
+endif()
+set(_re_bad-root "nodeshm: PE [0-9]+: shmem_long_broadcast: invalid PE_root [0-9]+")
+set(_re_bad-team "nodeshm: PE [0-9]+: shmem_long_sum_reduce: invalid team SHMEM_TEAM_INVALID")
+set(_re_bad-dest "nodeshm: PE [0-9]+: shmem_long_fcollect: .*dest")
+set(_re_bad-aset "nodeshm: PE [0-9]+: shmem_barrier: invalid active set")
+foreach(_case IN ITEMS bad-root bad-team bad-dest bad-aset)
+  nodeshm_add_script_test(NAME coll_${_case}_np2 TIMEOUT 120 ENV ${_coll_shm_ignore}
+    COMMAND expect_failure.sh 2 "${_re_${_case}}" $<TARGET_FILE:nodeshm_t_coll> ${_case})
+endforeach()
