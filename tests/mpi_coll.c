@@ -1,0 +1,508 @@
+/* libnodeshm_mpi: every intercepted collective against the MPI library's own (PMPI_*) result on
+ * fresh random data: counts 0..large and odd, several datatypes and ops, every kind of root,
+ * MPI_IN_PLACE, communicators world / split by parity / dup / reversed ranks / size 1 / split
+ * and freed in a loop.  Bitwise for exact ops, a tolerance for floating sums and products, and
+ * floating results must be bitwise identical on all ranks.
+ *
+ * Usage: mpi_coll [--expect-accel | --expect-none]
+ *   --expect-accel: fail unless the interposer ran some calls itself (it is really there)
+ *   --expect-none:  fail if it did (NODESHM_MPI_DISABLE=all, or not loaded) */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <float.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static long failures, checks;
+static int wrank;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond) && failures++ < 10) {                                                          \
+            char m_[512];                                                                          \
+            int n_ = snprintf(m_, sizeof m_, "rank %d: %s:%d: check failed: %s: ", wrank,          \
+                              __FILE__, __LINE__, #cond);                                          \
+            if (n_ > 0 && n_ < (int)sizeof m_) snprintf(m_ + n_, sizeof m_ - (size_t)n_, __VA_ARGS__); \
+            fprintf(stderr, "%s\n", m_);                                                           \
+        }                                                                                          \
+    } while (0)
+
+static uint64_t seed;
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+static uint64_t stream;
+static uint64_t rnd(void) { return mix(stream++); }
+static double urand(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
+
+enum kind { K_INT, K_UINT, K_FLOAT, K_PAIR_DI, K_PAIR_II };
+typedef struct {
+    MPI_Datatype type;
+    const char *name;
+    enum kind kind;
+    size_t size; /* extent */
+} tinfo_t;
+
+typedef struct { double v; int i; } di_t;
+typedef struct { int v; int i; } ii_t;
+
+static tinfo_t types[] = {
+    {MPI_INT, "int", K_INT, sizeof(int)},
+    {MPI_SHORT, "short", K_INT, sizeof(short)},
+    {MPI_LONG_LONG, "long long", K_INT, sizeof(long long)},
+    {MPI_UNSIGNED_CHAR, "unsigned char", K_UINT, 1},
+    {MPI_UINT64_T, "uint64_t", K_UINT, 8},
+    {MPI_FLOAT, "float", K_FLOAT, sizeof(float)},
+    {MPI_DOUBLE, "double", K_FLOAT, sizeof(double)},
+    {MPI_DOUBLE_INT, "double_int", K_PAIR_DI, sizeof(di_t)},
+    {MPI_2INT, "2int", K_PAIR_II, sizeof(ii_t)},
+};
+#define NTYPES (int)(sizeof types / sizeof *types)
+
+static void set_int(void *p, const tinfo_t *t, long long v)
+{
+    switch (t->size) {
+    case 1: *(unsigned char *)p = (unsigned char)v; break;
+    case 2: *(short *)p = (short)v; break;
+    case 4: *(int *)p = (int)v; break;
+    default: *(long long *)p = v; break;
+    }
+}
+
+/* Fills n elements for op: values that keep integer results exact and floats tame. */
+static void fill(void *buf, const tinfo_t *t, int n, MPI_Op op)
+{
+    char *p = buf;
+    for (int i = 0; i < n; i++, p += t->size) {
+        switch (t->kind) {
+        case K_INT:
+        case K_UINT:
+            if (op == MPI_PROD) set_int(p, t, t->kind == K_INT ? (long long)(rnd() % 3) - 1 : (long long)(rnd() % 2) + 1);
+            else if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) set_int(p, t, (long long)(rnd() % 3 == 0 ? 0 : rnd() % 5));
+            /* 1-byte sums stay below 256 for up to 16 ranks: Open MPI 5's own 8-bit sum
+             * differs from MPI_Reduce_local's on overflow */
+            else if (op == MPI_SUM && t->size == 1) set_int(p, t, (long long)(rnd() % 16));
+            else if (op == MPI_SUM) set_int(p, t, (long long)(rnd() % 200) - (t->kind == K_INT ? 100 : 0));
+            else set_int(p, t, (long long)rnd());
+            break;
+        case K_FLOAT: {
+            double v = op == MPI_PROD ? 0.5 + urand() : 2 * urand() - 1;
+            if (t->size == 4) *(float *)p = (float)v;
+            else *(double *)p = v;
+            break;
+        }
+        case K_PAIR_DI: {
+            di_t x;
+            memset(&x, 0, sizeof x);
+            x.v = (double)(rnd() % 16); /* ties: the lower index must win */
+            x.i = (int)(rnd() % 1000);
+            memcpy(p, &x, sizeof x);
+            break;
+        }
+        case K_PAIR_II: {
+            ii_t x = {(int)(rnd() % 16), (int)(rnd() % 1000)};
+            memcpy(p, &x, sizeof x);
+            break;
+        }
+        }
+    }
+}
+
+/* Element i of a and b agree: bitwise unless `tol` (floats, relative to `scale`). */
+static int same(const void *a, const void *b, const tinfo_t *t, int n, double tol, int *where)
+{
+    const char *x = a, *y = b;
+    for (int i = 0; i < n; i++, x += t->size, y += t->size) {
+        int ok;
+        if (t->kind == K_PAIR_DI) {
+            di_t u, v;
+            memcpy(&u, x, sizeof u);
+            memcpy(&v, y, sizeof v);
+            ok = u.v == v.v && u.i == v.i;
+        } else if (t->kind == K_FLOAT && tol > 0) {
+            double u = t->size == 4 ? *(const float *)x : *(const double *)x;
+            double v = t->size == 4 ? *(const float *)y : *(const double *)y;
+            ok = fabs(u - v) <= tol * (1 + fabs(v));
+        } else {
+            ok = memcmp(x, y, t->size) == 0;
+        }
+        if (!ok) {
+            *where = i;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int op_fits(MPI_Op op, enum kind k)
+{
+    if (k == K_PAIR_DI || k == K_PAIR_II) return op == MPI_MAXLOC || op == MPI_MINLOC;
+    if (op == MPI_MAXLOC || op == MPI_MINLOC) return 0;
+    if (k == K_FLOAT) return op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN;
+    return 1;
+}
+
+static const int counts[] = {0, 1, 3, 17, 1001, 4099, 30000};
+#define NCOUNTS (int)(sizeof counts / sizeof *counts)
+
+/* ---------------------------------------------------------------- barrier */
+
+static void test_barrier(MPI_Comm comm, const char *cname)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int late = 0; late < size; late += (size > 2 ? size - 1 : 1)) {
+        PMPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        if (rank == late) /* a signal may cut usleep short */
+            while (MPI_Wtime() - t0 < 0.1) usleep(1000);
+        MPI_Barrier(comm);
+        double dt = MPI_Wtime() - t0;
+        /* ranks leave the PMPI_Barrier above some ms apart when they outnumber the cores */
+        CHECK(dt >= 0.05, "%s: MPI_Barrier returned after %.3f s, before rank %d (100 ms late) arrived",
+              cname, dt, late);
+    }
+    for (int i = 0; i < 50; i++) MPI_Barrier(comm);
+}
+
+/* ---------------------------------------------------------------- bcast */
+
+static void test_bcast(MPI_Comm comm, const char *cname)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int roots[3] = {0, size - 1, size / 2};
+    for (int ti = 0; ti < NTYPES; ti++) {
+        const tinfo_t *t = &types[ti];
+        for (int ci = 0; ci < NCOUNTS; ci++) {
+            int n = counts[ci];
+            for (int ri = 0; ri < 3; ri++) {
+                int root = roots[ri];
+                size_t bytes = (size_t)n * t->size + 1;
+                char *a = malloc(bytes), *b = malloc(bytes);
+                memset(a, 0x5a, bytes);
+                memset(b, 0x5a, bytes);
+                stream = mix(seed ^ (uint64_t)(ti * 1000 + ci * 10 + ri));
+                if (rank == root) {
+                    fill(a, t, n, MPI_SUM);
+                    memcpy(b, a, bytes);
+                }
+                MPI_Bcast(a, n, t->type, root, comm);
+                PMPI_Bcast(b, n, t->type, root, comm);
+                int where = -1;
+                CHECK(same(a, b, t, n, 0, &where) && a[bytes - 1] == 0x5a,
+                      "%s: MPI_Bcast of %d %s from root %d differs from PMPI_Bcast at element %d",
+                      cname, n, t->name, root, where);
+                free(a);
+                free(b);
+            }
+        }
+    }
+    /* one rank with a derived type, the others with the predefined one: same signature */
+    int n = 999;
+    MPI_Datatype three;
+    MPI_Type_contiguous(3, MPI_INT, &three);
+    MPI_Type_commit(&three);
+    int *a = calloc((size_t)n, sizeof(int)), *b = calloc((size_t)n, sizeof(int));
+    if (rank == 0)
+        for (int i = 0; i < n; i++) a[i] = b[i] = (int)rnd();
+    MPI_Bcast(a, rank == 0 ? n / 3 : n, rank == 0 ? three : MPI_INT, 0, comm);
+    PMPI_Bcast(b, n, MPI_INT, 0, comm);
+    CHECK(memcmp(a, b, (size_t)n * sizeof(int)) == 0, "%s: MPI_Bcast with mixed datatypes", cname);
+    /* a strided derived type everywhere */
+    MPI_Datatype vec;
+    MPI_Type_vector(100, 2, 5, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    memset(a, 0, (size_t)n * sizeof(int));
+    memset(b, 0, (size_t)n * sizeof(int));
+    if (rank == size - 1)
+        for (int i = 0; i < n; i++) a[i] = b[i] = (int)rnd();
+    MPI_Bcast(a, 1, vec, size - 1, comm);
+    PMPI_Bcast(b, 1, vec, size - 1, comm);
+    CHECK(memcmp(a, b, (size_t)n * sizeof(int)) == 0, "%s: MPI_Bcast with a vector datatype", cname);
+    MPI_Type_free(&vec);
+    MPI_Type_free(&three);
+    free(a);
+    free(b);
+}
+
+/* ---------------------------------------------------------------- allreduce */
+
+static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void sum_pairs(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < 2 * *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void test_allreduce(MPI_Comm comm, const char *cname)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_BAND, MPI_BOR, MPI_BXOR,
+                    MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MAXLOC, MPI_MINLOC};
+    const char *opname[] = {"sum", "prod", "max", "min", "band", "bor", "bxor",
+                            "land", "lor", "lxor", "maxloc", "minloc"};
+    int nops = (int)(sizeof ops / sizeof *ops);
+    for (int ti = 0; ti < NTYPES; ti++) {
+        const tinfo_t *t = &types[ti];
+        for (int oi = 0; oi < nops; oi++) {
+            if (!op_fits(ops[oi], t->kind)) continue;
+            for (int ci = 0; ci < NCOUNTS; ci++) {
+                int n = counts[ci];
+                if (t->kind == K_FLOAT && ops[oi] == MPI_PROD && n > 1001) continue;
+                /* the largest count (above the threshold) with sum only, on int and double */
+                if (ci == NCOUNTS - 1 && !(ops[oi] == MPI_SUM && (ti == 0 || ti == 6))) continue;
+                int sum_or_max = ops[oi] == MPI_SUM || ops[oi] == MPI_MAX || ops[oi] == MPI_MAXLOC;
+                for (int in_place = 0; in_place < 1 + sum_or_max; in_place++) {
+                    size_t bytes = (size_t)n * t->size + 1;
+                    char *src = malloc(bytes), *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes);
+                    stream = mix(seed ^ mix((uint64_t)(rank * 100000 + ti * 1000 + oi * 20 + ci * 2 + in_place)));
+                    memset(src, 0, bytes);
+                    fill(src, t, n, ops[oi]);
+                    memset(a, 0x77, bytes);
+                    memset(b, 0x77, bytes);
+                    if (in_place) {
+                        memcpy(a, src, (size_t)n * t->size);
+                        MPI_Allreduce(MPI_IN_PLACE, a, n, t->type, ops[oi], comm);
+                    } else {
+                        MPI_Allreduce(src, a, n, t->type, ops[oi], comm);
+                    }
+                    PMPI_Allreduce(src, b, n, t->type, ops[oi], comm);
+                    double tol = 0;
+                    if (t->kind == K_FLOAT && (ops[oi] == MPI_SUM || ops[oi] == MPI_PROD))
+                        tol = (t->size == 4 ? FLT_EPSILON : DBL_EPSILON) * 4 * size;
+                    int where = -1;
+                    CHECK(same(a, b, t, n, tol, &where) && a[bytes - 1] == 0x77,
+                          "%s: MPI_Allreduce(%s%d %s, %s) differs from PMPI at element %d", cname,
+                          in_place ? "in place, " : "", n, t->name, opname[oi], where);
+                    /* every rank holds the same bits */
+                    memcpy(c, a, bytes);
+                    PMPI_Bcast(c, (int)bytes, MPI_BYTE, 0, comm);
+                    CHECK(same(a, c, t, n, 0, &where),
+                          "%s: MPI_Allreduce(%d %s, %s): ranks disagree at element %d", cname, n,
+                          t->name, opname[oi], where);
+                    free(src);
+                    free(a);
+                    free(b);
+                    free(c);
+                }
+            }
+        }
+    }
+    /* a user-defined op and a derived datatype: the MPI library's business */
+    MPI_Op mysum;
+    MPI_Op_create(sum_ints, 1, &mysum);
+    int v[5] = {rank, 1, 2, 3, -rank}, w[5], x[5];
+    MPI_Allreduce(v, w, 5, MPI_INT, mysum, comm);
+    PMPI_Allreduce(v, x, 5, MPI_INT, MPI_SUM, comm);
+    CHECK(memcmp(w, x, sizeof w) == 0, "%s: MPI_Allreduce with a user-defined op", cname);
+    MPI_Op_free(&mysum);
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    MPI_Op pairsum;
+    MPI_Op_create(sum_pairs, 1, &pairsum);
+    int y[4] = {rank, 2, 3, rank * 7}, z[4];
+    MPI_Allreduce(y, z, 2, pair, pairsum, comm);
+    MPI_Op_free(&pairsum);
+    PMPI_Allreduce(y, x, 4, MPI_INT, MPI_SUM, comm);
+    CHECK(memcmp(z, x, sizeof z) == 0, "%s: MPI_Allreduce with a derived datatype", cname);
+    MPI_Type_free(&pair);
+}
+
+/* ---------------------------------------------------------------- gather */
+
+static void test_gather(MPI_Comm comm, const char *cname)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int roots[3] = {0, size - 1, size / 2};
+    const int gcounts[] = {0, 1, 5, 1001, 2047, 6000};
+    for (int ti = 0; ti < NTYPES; ti++) {
+        const tinfo_t *t = &types[ti];
+        for (int ci = 0; ci < (int)(sizeof gcounts / sizeof *gcounts); ci++) {
+            int n = gcounts[ci];
+            /* MPICH 5.0's own MPI_Gather fails ("signature does not match") on pair types at 1001
+             * elements: keep them to small counts, which it gets right */
+            if ((t->kind == K_PAIR_DI || t->kind == K_PAIR_II) && n > 5) continue;
+            for (int ri = 0; ri < 3; ri++) {
+                for (int in_place = 0; in_place < 2; in_place++) {
+                    int root = roots[ri];
+                    size_t block = (size_t)n * t->size, total = block * (size_t)size + 1;
+                    char *src = malloc(block + 1), *a = malloc(total), *b = malloc(total);
+                    stream = mix(seed ^ mix((uint64_t)(rank * 100000 + ti * 1000 + ci * 20 + ri * 2 + in_place)));
+                    memset(src, 0, block + 1);
+                    fill(src, t, n, MPI_BAND);
+                    memset(a, 0x33, total);
+                    memset(b, 0x33, total);
+                    if (in_place && rank == root) {
+                        memcpy(a + (size_t)rank * block, src, block);
+                        MPI_Gather(MPI_IN_PLACE, n, t->type, a, n, t->type, root, comm);
+                    } else {
+                        MPI_Gather(src, n, t->type, a, n, t->type, root, comm);
+                    }
+                    /* MPICH 5.0's own gather rejects MPI_DOUBLE_INT at 1001 elements: the
+                     * reference for pair types moves their bytes */
+                    if (t->kind == K_PAIR_DI || t->kind == K_PAIR_II)
+                        PMPI_Gather(src, (int)block, MPI_BYTE, b, (int)block, MPI_BYTE, root, comm);
+                    else
+                        PMPI_Gather(src, n, t->type, b, n, t->type, root, comm);
+                    if (rank == root) {
+                        int where = -1;
+                        CHECK(same(a, b, t, n * size, 0, &where) && a[total - 1] == 0x33,
+                              "%s: MPI_Gather(%s%d %s, root %d) differs from PMPI at element %d",
+                              cname, in_place ? "in place, " : "", n, t->name, root, where);
+                    }
+                    free(src);
+                    free(a);
+                    free(b);
+                }
+            }
+        }
+    }
+    /* different datatypes with one signature: 2 doubles sent, received as a strided type */
+    MPI_Datatype two;
+    MPI_Type_vector(2, 1, 3, MPI_DOUBLE, &two);
+    MPI_Datatype two_r;
+    MPI_Type_create_resized(two, 0, 2 * sizeof(double), &two_r);
+    MPI_Type_commit(&two_r);
+    double s[2] = {rank + 0.25, -rank - 0.5};
+    size_t cnt = (size_t)size * 2 + 2;
+    double *a = calloc(cnt, sizeof(double)), *b = calloc(cnt, sizeof(double));
+    MPI_Gather(s, 2, MPI_DOUBLE, a, 1, two_r, 0, comm);
+    PMPI_Gather(s, 2, MPI_DOUBLE, b, 1, two_r, 0, comm);
+    if (rank == 0) CHECK(memcmp(a, b, cnt * sizeof(double)) == 0, "%s: MPI_Gather into a strided type", cname);
+    MPI_Type_free(&two_r);
+    MPI_Type_free(&two);
+    free(a);
+    free(b);
+}
+
+/* Back-to-back calls with changing roots and no barrier in between: buffer reuse. */
+static void test_mixed(MPI_Comm comm, const char *cname)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int it = 0; it < 200; it++) {
+        int root = it % size;
+        long v[64], w[64];
+        for (int i = 0; i < 64; i++) v[i] = it * 1000 + (rank == root ? i : -1);
+        MPI_Bcast(v, 64, MPI_LONG, root, comm);
+        int okb = 1;
+        for (int i = 0; i < 64; i++) okb &= v[i] == it * 1000 + i;
+        CHECK(okb, "%s: bcast #%d from %d", cname, it, root);
+        long me = rank + it, sum;
+        MPI_Allreduce(&me, &sum, 1, MPI_LONG, MPI_SUM, comm);
+        CHECK(sum == (long)size * (size - 1) / 2 + (long)size * it, "%s: allreduce #%d = %ld", cname, it, sum);
+        for (int i = 0; i < 64; i++) v[i] = rank * 100 + i + it;
+        long *all = rank == root ? malloc(sizeof(long) * 64 * (size_t)size) : NULL;
+        MPI_Gather(v, 64, MPI_LONG, all, 64, MPI_LONG, root, comm);
+        if (all) {
+            int okg = 1;
+            for (int r = 0; r < size; r++)
+                for (int i = 0; i < 64; i++) okg &= all[r * 64 + i] == r * 100 + i + it;
+            CHECK(okg, "%s: gather #%d at %d", cname, it, root);
+            free(all);
+        }
+        (void)w;
+    }
+}
+
+static void test_comm(MPI_Comm comm, const char *cname)
+{
+    double t[6];
+    t[0] = MPI_Wtime();
+    test_barrier(comm, cname);
+    t[1] = MPI_Wtime();
+    test_bcast(comm, cname);
+    t[2] = MPI_Wtime();
+    test_allreduce(comm, cname);
+    t[3] = MPI_Wtime();
+    test_gather(comm, cname);
+    t[4] = MPI_Wtime();
+    test_mixed(comm, cname);
+    t[5] = MPI_Wtime();
+    if (wrank == 0 && getenv("MPI_COLL_TIMES"))
+        printf("%-9s barrier %.2f bcast %.2f allreduce %.2f gather %.2f mixed %.2f s\n", cname,
+               t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3], t[5] - t[4]);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int expect = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--expect-accel")) expect = 1;
+        else if (!strcmp(argv[i], "--expect-none")) expect = -1;
+    }
+    const char *s = getenv("NODESHM_TEST_SEED");
+    seed = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+    PMPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (wrank == 0) printf("mpi_coll: %d ranks, seed %llu\n", size, (unsigned long long)seed);
+
+    double t0 = MPI_Wtime();
+    test_comm(MPI_COMM_WORLD, "world");
+    MPI_Comm parity, dup, rev;
+    MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &parity);
+    test_comm(parity, "parity");
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    test_comm(dup, "dup");
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - wrank, &rev);
+    test_comm(rev, "reversed");
+    test_comm(MPI_COMM_SELF, "self");
+    MPI_Comm_free(&parity);
+    MPI_Comm_free(&dup);
+    /* create, use and free many communicators: the state is freed with them */
+    for (int i = 0; i < 40; i++) {
+        MPI_Comm c;
+        MPI_Comm_split(MPI_COMM_WORLD, (wrank + i) % 2, -wrank, &c);
+        long one = 1, n;
+        MPI_Allreduce(&one, &n, 1, MPI_LONG, MPI_SUM, c);
+        int csize;
+        MPI_Comm_size(c, &csize);
+        CHECK(n == csize, "loop comm %d: %ld", i, n);
+        MPI_Comm_free(&c);
+    }
+    /* rev stays alive: MPI_Finalize frees its state */
+
+    long (*accel)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "nodeshm_mpi_accelerated");
+    long n_accel = accel ? accel() : 0, max_accel;
+    PMPI_Allreduce(&n_accel, &max_accel, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    if (expect == 1) CHECK(max_accel > 0 || size == 1, "the interposer accelerated no call");
+    if (expect == -1) CHECK(max_accel == 0, "the interposer accelerated %ld calls", max_accel);
+
+    long f[2] = {failures, checks}, tot[2];
+    PMPI_Allreduce(f, tot, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (wrank == 0)
+        printf("mpi_coll: %s: %ld checks, %ld failed, %ld calls accelerated on the busiest rank, %.2f s\n",
+               tot[0] ? "FAIL" : "PASS", tot[1], tot[0], max_accel, MPI_Wtime() - t0);
+    MPI_Finalize();
+    return tot[0] ? 1 : 0;
+}
