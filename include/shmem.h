@@ -1,7 +1,6 @@
 /* nodeshm: OpenSHMEM over node-shared memory (loads and stores within a node) and MPI-3 RMA
- * between nodes.  Implements the OpenSHMEM 1.5 point-to-point API with the 1.6 additions
- * ibput/ibget and pe_quiet, and teams (team_sync the only collective on them so far); contexts and
- * collectives beyond barrier_all come later. */
+ * between nodes.  OpenSHMEM 1.5: point-to-point (with the 1.6 ibput/ibget and pe_quiet), teams,
+ * contexts and collectives (the 1.6 scans are not there yet). */
 #ifndef SHMEM_H
 #define SHMEM_H
 

@@ -56,7 +56,6 @@ typedef struct nodeshm_runtime {
     int my_pe, n_pes;      /* copies of topo's, for the hot paths */
     int spans_nodes;       /* more than one (pseudo-)node: the MPI path is live */
     int atomics_via_mpi;   /* AMOs must all take one path to stay atomic with each other */
-    int remote_pending;    /* MPI RMA issued since the last flush */
     nodeshm_topology_t topo;
     nodeshm_segment_t seg[NODESHM_NSEGS];
     size_t heap_size;      /* usable symmetric heap bytes (SHMEM_SYMMETRIC_SIZE) */
