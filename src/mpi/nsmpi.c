@@ -345,7 +345,10 @@ int MPI_Barrier(MPI_Comm comm)
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    nsm_state_t *s = nsm_cfg.off[NSM_OP_BCAST] ? NULL : nsm_get_state(comm);
+    /* switched off (the default): straight to the MPI library, no lookups */
+    if (nsm_cfg.off[NSM_OP_BCAST] || nsm_cfg.bcast_max == 0)
+        return PMPI_Bcast(buf, count, type, root, comm);
+    nsm_state_t *s = nsm_get_state(comm);
     long long bytes = s ? nsm_bytes(count, type) : -1;
     if (!s || bytes < 0 || (size_t)bytes > nsm_cfg.bcast_max || root < 0 || root >= s->size)
         return PMPI_Bcast(buf, count, type, root, comm);
