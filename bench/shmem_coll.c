@@ -114,7 +114,6 @@ int main(int argc, char **argv)
     me = shmem_my_pe();
     npes = shmem_n_pes();
     reps = bench_reps();
-    if (reps > 64) reps = 64;
     size_t max = MAX_SIZE;
     if (bench_quick()) max = 32 << 10;
     size_t bytes = max * (size_t)npes;

@@ -311,7 +311,6 @@ int main(int argc, char **argv)
     me = shmem_my_pe();
     npes = shmem_n_pes();
     reps = bench_reps();
-    if (reps > 64) reps = 64;
     size_t max = MAX_SIZE;
     if (bench_quick()) max = 64 << 10;
     if (npes < 2 || shmemx_node_n_pes() < 2) {

@@ -197,19 +197,8 @@ static void test_data_large(const team_t *t)
 /* ---- reductions: checked element by element against a local fold ------------------------------- */
 /* values: full bits (bitwise), small integers (sum, max, min: exact in floating point too),
  * {-2,-1,1,2} (prod: no overflow of int at 8 PEs, exact in floating point) */
-#define V_BITS(T, v) ((T)(v))
-#define V_SMALL(T, v) ((T)((long)((v) % 201) - 100))
-#define V_PROD(T, v) ((T)((long)((v) % 4) - 2 + ((v) % 4 >= 2)))
+#include "coll_values.h"
 #define V_CBITS V_SMALL
-#define V_CSMALL(T, v) ((T)((long)((v) % 201) - 100) + (T)((long)(((v) >> 20) % 21) - 10) * I)
-#define V_CPROD(T, v) ((T)((long)((v) % 3) - 1) + (T)((long)(((v) >> 20) % 2) + 1) * I)
-#define F_and(a, b) ((a) & (b))
-#define F_or(a, b) ((a) | (b))
-#define F_xor(a, b) ((a) ^ (b))
-#define F_max(a, b) ((a) > (b) ? (a) : (b))
-#define F_min(a, b) ((a) < (b) ? (a) : (b))
-#define F_sum(a, b) ((a) + (b))
-#define F_prod(a, b) ((a) * (b))
 
 static size_t red_count(int k) { static const size_t c[] = {1, 0, 19, 257, 5}; return c[k % 5]; }
 

@@ -29,18 +29,7 @@ static void fill(void *b, size_t n, int pe, int tid, size_t from)
     for (size_t i = 0; i < n; i++) ((unsigned char *)b)[i] = byte_of(pe, tid, from + i);
 }
 
-#define V_BITS(T, v) ((T)(v))
-#define V_SMALL(T, v) ((T)((long)((v) % 201) - 100))
-#define V_PROD(T, v) ((T)((long)((v) % 4) - 2 + ((v) % 4 >= 2)))
-#define V_CSMALL(T, v) ((T)((long)((v) % 201) - 100) + (T)((long)(((v) >> 20) % 21) - 10) * I)
-#define V_CPROD(T, v) ((T)((long)((v) % 3) - 1) + (T)((long)(((v) >> 20) % 2) + 1) * I)
-#define F_and(a, b) ((a) & (b))
-#define F_or(a, b) ((a) | (b))
-#define F_xor(a, b) ((a) ^ (b))
-#define F_max(a, b) ((a) > (b) ? (a) : (b))
-#define F_min(a, b) ((a) < (b) ? (a) : (b))
-#define F_sum(a, b) ((a) + (b))
-#define F_prod(a, b) ((a) * (b))
+#include "coll_values.h"
 
 static int tid;
 
