@@ -5,23 +5,19 @@
 #include "mpi/nsmpi.h"
 #include "mpi/nsmpi_config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* Defaults, measured with bench/mpi_osu.c (MPICH 5.0, 2 ranks on 2 cores, thresholds raised):
- * allreduce wins from 32 KiB up (4.8x at 32 KiB, 4.3x at 128 KiB) and ties below; gather wins up
- * to 32 KiB per rank (5.7x-28x) and loses at 128 KiB (0.36x); bcast ties below 512 bytes, loses
- * between 2 and 32 KiB at 2 ranks (0.55-0.66x: MPICH's two-rank bcast is one shared-memory send)
- * and wins at 128 KiB.  8 ranks on 2 cores were too noisy on the shared CI machine to set
- * thresholds from; they showed allreduce 4.8-32x faster from 8 KiB up. */
-/* bcast is off by default: it loses in the middle sizes and its upper win (128 KiB) needs a
- * lower bound first; NODESHM_MPI_BCAST_MAX switches it on (the tests do). */
-#define NSM_DEFAULT_BCAST_MAX 0
-#define NSM_DEFAULT_ALLREDUCE_MAX (128 * 1024)
-#define NSM_DEFAULT_GATHER_MAX (32 * 1024)
+/* Defaults (NSM_OPS in nsmpi_config.h), measured with bench/mpi_osu.c (MPICH 5.0, 2 ranks on 2
+ * cores, thresholds raised): allreduce wins from 32 KiB up (4.8x at 32 KiB, 4.3x at 128 KiB) and
+ * ties below; gather wins up to 32 KiB per rank (5.7x-28x) and loses at 128 KiB (0.36x); bcast
+ * ties below 512 bytes, loses between 2 and 32 KiB at 2 ranks (0.55-0.66x: MPICH's two-rank bcast
+ * is one shared-memory send) and wins at 128 KiB, so it is off (NODESHM_MPI_BCAST_MAX switches it
+ * on; the tests do). */
 #define NSM_DEFAULT_STAGE_MAX (4 * 1024 * 1024)
 
 static void nsm_bad_env(const char *name, const char *value)
@@ -62,7 +58,16 @@ static long nsm_env_long(const char *name, long fallback, long lo, long hi)
 void nsm_load_config(void)
 {
     if (nsm_cfg.loaded) return;
-    static const char *names[NSM_OP_COUNT] = {"barrier", "bcast", "allreduce", "gather"};
+    static const char *names[NSM_OP_COUNT] = {
+#define NSM_OP_NAME(id, name, dflt) #name,
+        NSM_OPS(NSM_OP_NAME)
+#undef NSM_OP_NAME
+    };
+    static const size_t defaults[NSM_OP_COUNT] = {
+#define NSM_OP_DEFAULT(id, name, dflt) dflt,
+        NSM_OPS(NSM_OP_DEFAULT)
+#undef NSM_OP_DEFAULT
+    };
     const char *dis = getenv("NODESHM_MPI_DISABLE");
     if (dis) {
         char *copy = strdup(dis), *save = NULL;
@@ -71,18 +76,16 @@ void nsm_load_config(void)
             if (!strcasecmp(tok, "all")) nsm_cfg.all_off = found = 1;
             for (int i = 0; i < NSM_OP_COUNT; i++)
                 if (!strcasecmp(tok, names[i])) nsm_cfg.off[i] = found = 1;
-            /* ops of the full issue list not accelerated yet are accepted and ignored */
-            static const char *later[] = {"gatherv", "scatter", "scatterv", "allgather", "allgatherv",
-                                          "reduce", "reduce_scatter_block", "alltoall", "alltoallv"};
-            for (size_t i = 0; i < sizeof later / sizeof *later; i++)
-                if (!strcasecmp(tok, later[i])) found = 1;
             if (!found) nsm_bad_env("NODESHM_MPI_DISABLE", dis);
         }
         free(copy);
     }
-    nsm_cfg.bcast_max = nsm_env_size("NODESHM_MPI_BCAST_MAX", NSM_DEFAULT_BCAST_MAX);
-    nsm_cfg.allreduce_max = nsm_env_size("NODESHM_MPI_ALLREDUCE_MAX", NSM_DEFAULT_ALLREDUCE_MAX);
-    nsm_cfg.gather_max = nsm_env_size("NODESHM_MPI_GATHER_MAX", NSM_DEFAULT_GATHER_MAX);
+    for (int i = 0; i < NSM_OP_COUNT; i++) {
+        char var[64];
+        snprintf(var, sizeof var, "NODESHM_MPI_%s_MAX", names[i]);
+        for (char *c = var; *c; c++) *c = (char)toupper((unsigned char)*c);
+        nsm_cfg.max[i] = nsm_env_size(var, defaults[i]);
+    }
     nsm_cfg.stage_max = nsm_env_size("NODESHM_MPI_STAGE_MAX", NSM_DEFAULT_STAGE_MAX);
     nsm_cfg.pes_per_node = (int)nsm_env_long("NODESHM_PES_PER_NODE", 0, 1, 1L << 20);
     nsm_cfg.spin_count = (int)nsm_env_long("NODESHM_SPIN_COUNT", -1, 0, 1L << 30);

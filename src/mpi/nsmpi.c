@@ -9,14 +9,15 @@
  * Every decision (accelerate or not) depends only on values that MPI requires to agree on all
  * ranks (type signature bytes, op, root, comm), so all ranks take the same path.  Data moves in
  * packed form (the type signature's bytes), so ranks may use different datatypes with the same
- * signature in Bcast/Gather, as MPI allows. */
+ * signature in Bcast/Gather, as MPI allows.
+ *
+ * This file: the per-communicator state, flags and datatype helpers; each operation has its own
+ * file (barrier.c, bcast.c, allreduce.c, gather.c ...). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "mpi/nsmpi.h"
 #include "nodeshm.h"
-#include "mpi/nsmpi_config.h"
-#include "core/wait.h" /* nodeshm_cpu_relax: the spin-then-yield wait policy */
 
 #include <limits.h>
 #include <pthread.h>
@@ -37,42 +38,19 @@ long nodeshm_mpi_accelerated(void) { return __atomic_load_n(&nsm_accelerated, __
 
 /* ---------------------------------------------------------------- waiting and flags */
 
-static inline uint64_t nsm_load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-static inline void nsm_store(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-
-/* Spin briefly, then yield the core (the rank we wait for may need it: 8 ranks on 2 cores). */
-static void nsm_wait_ge(nsm_state_t *s, const uint64_t *p, uint64_t v)
-{
-    unsigned spins = 0;
-    while (nsm_load(p) < v) {
-        if (spins < (unsigned)s->spin_limit) {
-            spins++;
-            nodeshm_cpu_relax();
-        } else {
-            sched_yield();
-        }
-    }
-}
-
-static void nsm_wait_all(nsm_state_t *s, size_t field, uint64_t v)
+void nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v)
 {
     for (int i = 0; i < s->node_size; i++)
-        nsm_wait_ge(s, (const uint64_t *)((char *)&s->lines[i] + field), v);
+        nsm_wait_ge(s, (const uint64_t *)((const char *)&s->lines[i] + field), v);
 }
 
-#define F_ARRIVE offsetof(nsm_line_t, arrive)
-#define F_REDUCED offsetof(nsm_line_t, reduced)
-#define F_DONE offsetof(nsm_line_t, done)
-#define MY(s) (&(s)->lines[(s)->node_rank])
-#define RELEASE(s) (&(s)->lines[(s)->node_size].arrive)
+void nsm_count_accelerated(void) { __atomic_fetch_add(&nsm_accelerated, 1, __ATOMIC_RELAXED); }
 
-/* Starts an accelerated operation: its number, once every node peer is done reading the shared
- * buffers of the previous one (so they may be overwritten). */
-static uint64_t nsm_begin(nsm_state_t *s)
+uint64_t nsm_begin(nsm_state_t *s)
 {
-    __atomic_fetch_add(&nsm_accelerated, 1, __ATOMIC_RELAXED);
+    nsm_count_accelerated();
     uint64_t seq = ++s->seq;
-    nsm_wait_all(s, F_DONE, seq - 1);
+    nsm_wait_all(s, NSM_F_DONE, seq - 1);
     return seq;
 }
 
@@ -135,6 +113,28 @@ void nsm_finalize_states(void)
 
 static size_t nsm_round(size_t x) { return (x + NSM_LINE - 1) / NSM_LINE * NSM_LINE; }
 
+/* Shared buffer sizes: the largest need of any accelerated op.  result: one message for all
+ * ranks of the node; slots: one per node rank; stage: the leaders' staging between nodes.  Each
+ * op adds its own lines here (switched-off ops need nothing). */
+static void nsm_size_buffers(nsm_state_t *s)
+{
+    size_t result = 0, slot = 0, stage = 0;
+#define NSM_NEED(area, bytes)                                                                      \
+    do {                                                                                           \
+        size_t need_ = (bytes);                                                                    \
+        if (need_ > (area)) (area) = need_;                                                        \
+    } while (0)
+    NSM_NEED(result, nsm_op_max(NSM_OP_BCAST));
+    NSM_NEED(result, nsm_op_max(NSM_OP_ALLREDUCE));
+    NSM_NEED(slot, nsm_op_max(NSM_OP_ALLREDUCE));
+    NSM_NEED(slot, nsm_op_max(NSM_OP_GATHER));
+    if (s->n_nodes > 1) NSM_NEED(stage, (size_t)s->size * nsm_op_max(NSM_OP_GATHER));
+#undef NSM_NEED
+    s->result_bytes = nsm_round(result);
+    s->slot_bytes = nsm_round(slot);
+    s->stage_bytes = nsm_round(stage < nsm_cfg.stage_max ? stage : nsm_cfg.stage_max);
+}
+
 static nsm_state_t *nsm_create_state(MPI_Comm comm)
 {
     nsm_state_t *s = calloc(1, sizeof *s);
@@ -196,15 +196,7 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
 
     s->active = s->max_node_size > 1;
     if (s->active) {
-        s->result_bytes = nsm_round(nsm_cfg.bcast_max > nsm_cfg.allreduce_max ? nsm_cfg.bcast_max
-                                                                               : nsm_cfg.allreduce_max);
-        s->slot_bytes = nsm_round(nsm_cfg.gather_max > nsm_cfg.allreduce_max ? nsm_cfg.gather_max
-                                                                             : nsm_cfg.allreduce_max);
-        s->stage_bytes = 0;
-        if (s->n_nodes > 1) {
-            size_t want = (size_t)s->size * nsm_cfg.gather_max;
-            s->stage_bytes = nsm_round(want < nsm_cfg.stage_max ? want : nsm_cfg.stage_max);
-        }
+        nsm_size_buffers(s);
         size_t lines = sizeof(nsm_line_t) * ((size_t)s->node_size + 1);
         size_t total = lines + s->result_bytes + s->slot_bytes * (size_t)s->node_size + s->stage_bytes;
         MPI_Info info;
@@ -262,23 +254,21 @@ nsm_state_t *nsm_get_state(MPI_Comm comm)
 
 /* ---------------------------------------------------------------- data movement helpers */
 
-/* Bytes of `count` elements of `type` in packed form; -1 if unusable (negative, overflow). */
-static long long nsm_bytes(int count, MPI_Datatype type)
+long long nsm_bytes(int count, MPI_Datatype type)
 {
     int tsize;
     if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &tsize) != MPI_SUCCESS) return -1;
     return (long long)count * tsize;
 }
 
-static int nsm_is_named(MPI_Datatype type)
+int nsm_is_named(MPI_Datatype type)
 {
     int ni, na, nd, comb;
     if (PMPI_Type_get_envelope(type, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
     return comb == MPI_COMBINER_NAMED;
 }
 
-/* Contiguous with no gaps: memcpy gives the packed form. */
-static int nsm_is_dense(MPI_Datatype type)
+int nsm_is_dense(MPI_Datatype type)
 {
     if (!nsm_is_named(type)) return 0;
     int tsize;
@@ -288,7 +278,7 @@ static int nsm_is_dense(MPI_Datatype type)
     return lb == 0 && extent == tsize;
 }
 
-static void nsm_pack(void *dst, size_t bytes, const void *src, int count, MPI_Datatype type,
+void nsm_pack(void *dst, size_t bytes, const void *src, int count, MPI_Datatype type,
                      MPI_Comm comm)
 {
     if (!bytes) return;
@@ -300,7 +290,7 @@ static void nsm_pack(void *dst, size_t bytes, const void *src, int count, MPI_Da
     }
 }
 
-static void nsm_unpack(void *dst, int count, MPI_Datatype type, const void *src, size_t bytes,
+void nsm_unpack(void *dst, int count, MPI_Datatype type, const void *src, size_t bytes,
                        MPI_Comm comm)
 {
     if (!bytes) return;
@@ -312,204 +302,9 @@ static void nsm_unpack(void *dst, int count, MPI_Datatype type, const void *src,
     }
 }
 
-/* ---------------------------------------------------------------- barrier */
-
-/* Node barrier; with `between`, node leaders also meet between nodes (a full comm barrier). */
-static void nsm_barrier(nsm_state_t *s, int between)
-{
-    uint64_t seq = ++s->seq;
-    nsm_store(&MY(s)->arrive, seq);
-    if (s->node_rank == 0) {
-        nsm_wait_all(s, F_ARRIVE, seq);
-        if (between && s->n_nodes > 1) PMPI_Barrier(s->leaders);
-        nsm_store(RELEASE(s), seq);
-    } else {
-        nsm_wait_ge(s, RELEASE(s), seq);
-    }
-    nsm_store(&MY(s)->done, seq);
-}
-
-void nsm_node_barrier(nsm_state_t *s) { nsm_barrier(s, 0); }
-void nsm_node_barrier_all(nsm_state_t *s) { nsm_barrier(s, 1); }
-
-int MPI_Barrier(MPI_Comm comm)
-{
-    nsm_state_t *s = nsm_cfg.off[NSM_OP_BARRIER] ? NULL : nsm_get_state(comm);
-    if (!s) return PMPI_Barrier(comm);
-    __atomic_fetch_add(&nsm_accelerated, 1, __ATOMIC_RELAXED);
-    nsm_barrier(s, 1);
-    return MPI_SUCCESS;
-}
-
-/* ---------------------------------------------------------------- bcast */
-
-int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
-{
-    /* switched off (the default): straight to the MPI library, no lookups */
-    if (nsm_cfg.off[NSM_OP_BCAST] || nsm_cfg.bcast_max == 0)
-        return PMPI_Bcast(buf, count, type, root, comm);
-    nsm_state_t *s = nsm_get_state(comm);
-    long long bytes = s ? nsm_bytes(count, type) : -1;
-    if (!s || bytes < 0 || (size_t)bytes > nsm_cfg.bcast_max || root < 0 || root >= s->size)
-        return PMPI_Bcast(buf, count, type, root, comm);
-    if (bytes == 0) return MPI_SUCCESS;
-    uint64_t seq = nsm_begin(s);
-    int root_node = s->node_of[root];
-    int root_here = root_node == s->my_node;
-    int root_nr = root_here ? s->stage_index[root] - s->node_first[root_node] : -1;
-    if (s->rank == root) {
-        nsm_pack(s->result, (size_t)bytes, buf, count, type, comm);
-        nsm_store(&MY(s)->arrive, seq);
-    }
-    if (s->n_nodes == 1) {
-        if (s->rank != root) nsm_wait_ge(s, &s->lines[root_nr].arrive, seq);
-    } else if (s->node_rank == 0) {
-        if (root_here && s->rank != root) nsm_wait_ge(s, &s->lines[root_nr].arrive, seq);
-        PMPI_Bcast(s->result, (int)bytes, MPI_BYTE, root_node, s->leaders);
-        nsm_store(RELEASE(s), seq);
-    } else if (s->rank != root) {
-        nsm_wait_ge(s, RELEASE(s), seq);
-    }
-    if (s->rank != root) nsm_unpack(buf, count, type, s->result, (size_t)bytes, comm);
-    nsm_store(&MY(s)->done, seq);
-    return MPI_SUCCESS;
-}
-
-/* ---------------------------------------------------------------- allreduce */
-
-static int nsm_op_ok(MPI_Op op)
+int nsm_op_ok(MPI_Op op)
 {
     return op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN || op == MPI_LAND ||
            op == MPI_LOR || op == MPI_LXOR || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR ||
            op == MPI_MAXLOC || op == MPI_MINLOC;
-}
-
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                  MPI_Comm comm)
-{
-    nsm_state_t *s = nsm_cfg.off[NSM_OP_ALLREDUCE] ? NULL : nsm_get_state(comm);
-    MPI_Aint lb = 0, extent = 0;
-    /* MPI requires the same datatype and op on all ranks: a predefined one takes this path
-     * everywhere or nowhere */
-    int ok = s && count >= 0 && type != MPI_DATATYPE_NULL && nsm_op_ok(op) && nsm_is_named(type);
-    if (ok) {
-        PMPI_Type_get_extent(type, &lb, &extent);
-        ok = lb == 0 && extent > 0 && (size_t)count * (size_t)extent <= nsm_cfg.allreduce_max;
-    }
-    if (!ok) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-    if (count == 0) return MPI_SUCCESS;
-    size_t bytes = (size_t)count * (size_t)extent;
-    uint64_t seq = nsm_begin(s);
-    char *slot = s->slots + (size_t)s->node_rank * s->slot_bytes;
-    memcpy(slot, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
-    nsm_store(&MY(s)->arrive, seq);
-
-    /* each node rank reduces one chunk over all slots, in node rank order */
-    int chunk = (count + s->node_size - 1) / s->node_size;
-    int first = s->node_rank * chunk;
-    int n = count - first < chunk ? count - first : chunk;
-    if (n > 0) {
-        size_t off = (size_t)first * (size_t)extent, len = (size_t)n * (size_t)extent;
-        nsm_wait_all(s, F_ARRIVE, seq);
-        memcpy(s->result + off, s->slots + off, len);
-        for (int j = 1; j < s->node_size; j++)
-            PMPI_Reduce_local(s->slots + (size_t)j * s->slot_bytes + off, s->result + off, n, type, op);
-    }
-    nsm_store(&MY(s)->reduced, seq);
-    if (s->n_nodes == 1) {
-        nsm_wait_all(s, F_REDUCED, seq);
-    } else if (s->node_rank == 0) {
-        nsm_wait_all(s, F_REDUCED, seq);
-        PMPI_Allreduce(MPI_IN_PLACE, s->result, count, type, op, s->leaders);
-        nsm_store(RELEASE(s), seq);
-    } else {
-        nsm_wait_ge(s, RELEASE(s), seq);
-    }
-    memcpy(recvbuf, s->result, bytes);
-    nsm_store(&MY(s)->done, seq);
-    return MPI_SUCCESS;
-}
-
-/* ---------------------------------------------------------------- gather */
-
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    nsm_state_t *s = nsm_cfg.off[NSM_OP_GATHER] ? NULL : nsm_get_state(comm);
-    long long b = -1;
-    int rank = -1;
-    if (s && root >= 0 && root < s->size) {
-        rank = s->rank;
-        /* block bytes: the type signatures agree, so every rank computes the same value */
-        b = (rank == root && sendbuf == MPI_IN_PLACE) ? nsm_bytes(recvcount, recvtype)
-                                                      : nsm_bytes(sendcount, sendtype);
-        if (b > (long long)nsm_cfg.gather_max ||
-            (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->stage_bytes))
-            b = -1;
-    }
-    if (b < 0) return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (b == 0) return MPI_SUCCESS;
-    MPI_Aint rlb = 0, rext = 0;
-    if (rank == root) PMPI_Type_get_extent(recvtype, &rlb, &rext);
-    const size_t rstride = (size_t)recvcount * (size_t)rext;
-    uint64_t seq = nsm_begin(s);
-    char *slot = s->slots + (size_t)s->node_rank * s->slot_bytes;
-    int in_place = rank == root && sendbuf == MPI_IN_PLACE;
-    int multi = s->n_nodes > 1;
-    if (rank != root || multi) {
-        if (in_place)
-            nsm_pack(slot, (size_t)b, (char *)recvbuf + (size_t)rank * rstride, recvcount, recvtype, comm);
-        else
-            nsm_pack(slot, (size_t)b, sendbuf, sendcount, sendtype, comm);
-        nsm_store(&MY(s)->arrive, seq);
-    }
-    const char *src = s->slots;
-    size_t src_stride = s->slot_bytes;
-    if (multi) {
-        int root_node = s->node_of[root];
-        if (s->node_rank == 0) {
-            nsm_wait_all(s, F_ARRIVE, seq);
-            MPI_Datatype blocks;
-            PMPI_Type_vector(s->node_size, (int)b, (int)s->slot_bytes, MPI_BYTE, &blocks);
-            PMPI_Type_commit(&blocks);
-            int *counts = NULL, *displs = NULL;
-            if (s->my_node == root_node) {
-                counts = malloc(sizeof(int) * (size_t)s->n_nodes * 2);
-                displs = counts + s->n_nodes;
-                for (int k = 0; k < s->n_nodes; k++) {
-                    counts[k] = s->node_count[k] * (int)b;
-                    displs[k] = s->node_first[k] * (int)b;
-                }
-            }
-            PMPI_Gatherv(s->slots, 1, blocks, s->stage, counts, displs, MPI_BYTE, root_node, s->leaders);
-            PMPI_Type_free(&blocks);
-            free(counts);
-            nsm_store(RELEASE(s), seq);
-        } else if (rank == root) {
-            nsm_wait_ge(s, RELEASE(s), seq);
-        }
-        src = s->stage;
-        src_stride = (size_t)b;
-    }
-    if (rank == root) {
-        for (int r = 0; r < s->size; r++) {
-            char *dst = (char *)recvbuf + (size_t)r * rstride;
-            if (r == root) {
-                if (!in_place) {
-                    if (multi)
-                        nsm_unpack(dst, recvcount, recvtype, src + (size_t)s->stage_index[r] * src_stride,
-                                   (size_t)b, comm);
-                    else
-                        PMPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, dst, recvcount, recvtype, 0, 0,
-                                      MPI_COMM_SELF, MPI_STATUS_IGNORE);
-                }
-                continue;
-            }
-            int idx = s->stage_index[r];
-            if (!multi) nsm_wait_ge(s, &s->lines[idx].arrive, seq);
-            nsm_unpack(dst, recvcount, recvtype, src + (size_t)idx * src_stride, (size_t)b, comm);
-        }
-    }
-    nsm_store(&MY(s)->done, seq);
-    return MPI_SUCCESS;
 }

@@ -8,7 +8,11 @@
 #ifndef NODESHM_MPI_NSMPI_H
 #define NODESHM_MPI_NSMPI_H
 
+#include "mpi/nsmpi_config.h"
+#include "core/wait.h" /* nodeshm_cpu_relax: the spin-then-yield wait policy */
+
 #include <mpi.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,5 +55,49 @@ nsm_state_t *nsm_get_state(MPI_Comm comm);
 /* Node barrier over the state's node with flags; full memory fence both sides. */
 void nsm_node_barrier(nsm_state_t *s);
 void nsm_node_barrier_all(nsm_state_t *s);  /* node barrier + leaders' PMPI_Barrier: comm barrier */
+
+
+/* ---- flags: 64-bit sequence numbers, each written only by its owner (release / acquire) */
+static inline uint64_t nsm_load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void nsm_store(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+
+/* Spin briefly, then yield the core (the rank we wait for may need it: 8 ranks on 2 cores). */
+static inline void nsm_wait_ge(const nsm_state_t *s, const uint64_t *p, uint64_t v)
+{
+    unsigned spins = 0;
+    while (nsm_load(p) < v) {
+        if (spins < (unsigned)s->spin_limit) {
+            spins++;
+            nodeshm_cpu_relax();
+        } else {
+            sched_yield();
+        }
+    }
+}
+
+#define NSM_F_ARRIVE offsetof(nsm_line_t, arrive)
+#define NSM_F_REDUCED offsetof(nsm_line_t, reduced)
+#define NSM_F_DONE offsetof(nsm_line_t, done)
+#define NSM_MY(s) (&(s)->lines[(s)->node_rank])
+#define NSM_RELEASE(s) (&(s)->lines[(s)->node_size].arrive) /* the leader's release line */
+
+/* Waits until field `field` (NSM_F_*) of every node rank's line is >= v. */
+void nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v);
+/* Starts an accelerated operation: counts it, returns its sequence number, once every node peer
+ * is done reading the shared buffers of the previous one (so they may be overwritten). */
+uint64_t nsm_begin(nsm_state_t *s);
+/* Counts an accelerated call that does not go through nsm_begin (nodeshm_mpi_accelerated). */
+void nsm_count_accelerated(void);
+
+/* ---- datatypes */
+/* Bytes of `count` elements of `type` in packed form; -1 if unusable (negative, overflow). */
+long long nsm_bytes(int count, MPI_Datatype type);
+int nsm_is_named(MPI_Datatype type);  /* predefined (MPI_COMBINER_NAMED) */
+int nsm_is_dense(MPI_Datatype type);  /* predefined and contiguous: memcpy gives the packed form */
+/* Packed form of (src, count, type) into dst (bytes), and back. */
+void nsm_pack(void *dst, size_t bytes, const void *src, int count, MPI_Datatype type, MPI_Comm comm);
+void nsm_unpack(void *dst, int count, MPI_Datatype type, const void *src, size_t bytes, MPI_Comm comm);
+/* A predefined reduction op (MPI_SUM ... MPI_MINLOC): PMPI_Reduce_local can apply it. */
+int nsm_op_ok(MPI_Op op);
 
 #endif

@@ -1,0 +1,51 @@
+/* libnodeshm_mpi: MPI_Allreduce for predefined ops and types: every rank copies its
+ * contribution into its slot, each node rank reduces one chunk across the slots, leaders
+ * PMPI_Allreduce the node result between nodes, everyone copies the result out. */
+#include "mpi/nsmpi.h"
+
+#include <string.h>
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm)
+{
+    nsm_state_t *s = nsm_cfg.off[NSM_OP_ALLREDUCE] ? NULL : nsm_get_state(comm);
+    MPI_Aint lb = 0, extent = 0;
+    /* MPI requires the same datatype and op on all ranks: a predefined one takes this path
+     * everywhere or nowhere */
+    int ok = s && count >= 0 && type != MPI_DATATYPE_NULL && nsm_op_ok(op) && nsm_is_named(type);
+    if (ok) {
+        PMPI_Type_get_extent(type, &lb, &extent);
+        ok = lb == 0 && extent > 0 && (size_t)count * (size_t)extent <= nsm_cfg.max[NSM_OP_ALLREDUCE];
+    }
+    if (!ok) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+    if (count == 0) return MPI_SUCCESS;
+    size_t bytes = (size_t)count * (size_t)extent;
+    uint64_t seq = nsm_begin(s);
+    char *slot = s->slots + (size_t)s->node_rank * s->slot_bytes;
+    memcpy(slot, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+    nsm_store(&NSM_MY(s)->arrive, seq);
+
+    /* each node rank reduces one chunk over all slots, in node rank order */
+    int chunk = (count + s->node_size - 1) / s->node_size;
+    int first = s->node_rank * chunk;
+    int n = count - first < chunk ? count - first : chunk;
+    if (n > 0) {
+        size_t off = (size_t)first * (size_t)extent, len = (size_t)n * (size_t)extent;
+        nsm_wait_all(s, NSM_F_ARRIVE, seq);
+        memcpy(s->result + off, s->slots + off, len);
+        for (int j = 1; j < s->node_size; j++)
+            PMPI_Reduce_local(s->slots + (size_t)j * s->slot_bytes + off, s->result + off, n, type, op);
+    }
+    nsm_store(&NSM_MY(s)->reduced, seq);
+    if (s->n_nodes == 1) {
+        nsm_wait_all(s, NSM_F_REDUCED, seq);
+    } else if (s->node_rank == 0) {
+        nsm_wait_all(s, NSM_F_REDUCED, seq);
+        PMPI_Allreduce(MPI_IN_PLACE, s->result, count, type, op, s->leaders);
+        nsm_store(NSM_RELEASE(s), seq);
+    } else {
+        nsm_wait_ge(s, NSM_RELEASE(s), seq);
+    }
+    memcpy(recvbuf, s->result, bytes);
+    nsm_store(&NSM_MY(s)->done, seq);
+    return MPI_SUCCESS;
+}

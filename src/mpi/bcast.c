@@ -1,0 +1,35 @@
+/* libnodeshm_mpi: MPI_Bcast: the root packs into the node's result area, node peers copy out;
+ * between nodes the leaders PMPI_Bcast the packed bytes. */
+#include "mpi/nsmpi.h"
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    /* switched off (the default): straight to the MPI library, no lookups */
+    if (nsm_cfg.off[NSM_OP_BCAST] || nsm_cfg.max[NSM_OP_BCAST] == 0)
+        return PMPI_Bcast(buf, count, type, root, comm);
+    nsm_state_t *s = nsm_get_state(comm);
+    long long bytes = s ? nsm_bytes(count, type) : -1;
+    if (!s || bytes < 0 || (size_t)bytes > nsm_cfg.max[NSM_OP_BCAST] || root < 0 || root >= s->size)
+        return PMPI_Bcast(buf, count, type, root, comm);
+    if (bytes == 0) return MPI_SUCCESS;
+    uint64_t seq = nsm_begin(s);
+    int root_node = s->node_of[root];
+    int root_here = root_node == s->my_node;
+    int root_nr = root_here ? s->stage_index[root] - s->node_first[root_node] : -1;
+    if (s->rank == root) {
+        nsm_pack(s->result, (size_t)bytes, buf, count, type, comm);
+        nsm_store(&NSM_MY(s)->arrive, seq);
+    }
+    if (s->n_nodes == 1) {
+        if (s->rank != root) nsm_wait_ge(s, &s->lines[root_nr].arrive, seq);
+    } else if (s->node_rank == 0) {
+        if (root_here && s->rank != root) nsm_wait_ge(s, &s->lines[root_nr].arrive, seq);
+        PMPI_Bcast(s->result, (int)bytes, MPI_BYTE, root_node, s->leaders);
+        nsm_store(NSM_RELEASE(s), seq);
+    } else if (s->rank != root) {
+        nsm_wait_ge(s, NSM_RELEASE(s), seq);
+    }
+    if (s->rank != root) nsm_unpack(buf, count, type, s->result, (size_t)bytes, comm);
+    nsm_store(&NSM_MY(s)->done, seq);
+    return MPI_SUCCESS;
+}

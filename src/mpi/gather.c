@@ -1,0 +1,87 @@
+/* libnodeshm_mpi: MPI_Gather: ranks pack their block into their slot; the root copies out
+ * (one node), or node leaders PMPI_Gatherv the node's slots to the root's leader (several). */
+#include "mpi/nsmpi.h"
+
+#include <stdlib.h>
+#include <string.h>
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    nsm_state_t *s = nsm_cfg.off[NSM_OP_GATHER] ? NULL : nsm_get_state(comm);
+    long long b = -1;
+    int rank = -1;
+    if (s && root >= 0 && root < s->size) {
+        rank = s->rank;
+        /* block bytes: the type signatures agree, so every rank computes the same value */
+        b = (rank == root && sendbuf == MPI_IN_PLACE) ? nsm_bytes(recvcount, recvtype)
+                                                      : nsm_bytes(sendcount, sendtype);
+        if (b > (long long)nsm_cfg.max[NSM_OP_GATHER] ||
+            (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->stage_bytes))
+            b = -1;
+    }
+    if (b < 0) return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    if (b == 0) return MPI_SUCCESS;
+    MPI_Aint rlb = 0, rext = 0;
+    if (rank == root) PMPI_Type_get_extent(recvtype, &rlb, &rext);
+    const size_t rstride = (size_t)recvcount * (size_t)rext;
+    uint64_t seq = nsm_begin(s);
+    char *slot = s->slots + (size_t)s->node_rank * s->slot_bytes;
+    int in_place = rank == root && sendbuf == MPI_IN_PLACE;
+    int multi = s->n_nodes > 1;
+    if (rank != root || multi) {
+        if (in_place)
+            nsm_pack(slot, (size_t)b, (char *)recvbuf + (size_t)rank * rstride, recvcount, recvtype, comm);
+        else
+            nsm_pack(slot, (size_t)b, sendbuf, sendcount, sendtype, comm);
+        nsm_store(&NSM_MY(s)->arrive, seq);
+    }
+    const char *src = s->slots;
+    size_t src_stride = s->slot_bytes;
+    if (multi) {
+        int root_node = s->node_of[root];
+        if (s->node_rank == 0) {
+            nsm_wait_all(s, NSM_F_ARRIVE, seq);
+            MPI_Datatype blocks;
+            PMPI_Type_vector(s->node_size, (int)b, (int)s->slot_bytes, MPI_BYTE, &blocks);
+            PMPI_Type_commit(&blocks);
+            int *counts = NULL, *displs = NULL;
+            if (s->my_node == root_node) {
+                counts = malloc(sizeof(int) * (size_t)s->n_nodes * 2);
+                displs = counts + s->n_nodes;
+                for (int k = 0; k < s->n_nodes; k++) {
+                    counts[k] = s->node_count[k] * (int)b;
+                    displs[k] = s->node_first[k] * (int)b;
+                }
+            }
+            PMPI_Gatherv(s->slots, 1, blocks, s->stage, counts, displs, MPI_BYTE, root_node, s->leaders);
+            PMPI_Type_free(&blocks);
+            free(counts);
+            nsm_store(NSM_RELEASE(s), seq);
+        } else if (rank == root) {
+            nsm_wait_ge(s, NSM_RELEASE(s), seq);
+        }
+        src = s->stage;
+        src_stride = (size_t)b;
+    }
+    if (rank == root) {
+        for (int r = 0; r < s->size; r++) {
+            char *dst = (char *)recvbuf + (size_t)r * rstride;
+            if (r == root) {
+                if (!in_place) {
+                    if (multi)
+                        nsm_unpack(dst, recvcount, recvtype, src + (size_t)s->stage_index[r] * src_stride,
+                                   (size_t)b, comm);
+                    else
+                        PMPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, dst, recvcount, recvtype, 0, 0,
+                                      MPI_COMM_SELF, MPI_STATUS_IGNORE);
+                }
+                continue;
+            }
+            int idx = s->stage_index[r];
+            if (!multi) nsm_wait_ge(s, &s->lines[idx].arrive, seq);
+            nsm_unpack(dst, recvcount, recvtype, src + (size_t)idx * src_stride, (size_t)b, comm);
+        }
+    }
+    nsm_store(&NSM_MY(s)->done, seq);
+    return MPI_SUCCESS;
+}
