@@ -1,8 +1,13 @@
-/* OSU-style latencies of MPI_Barrier, MPI_Bcast, MPI_Allreduce (double sum) and MPI_Gather, with
- * the interposer (MPI_*, libnodeshm_mpi, linked) and without it (PMPI_*: the MPI library), in the
- * same run: median over repetitions of the mean time per call, in microseconds.  Raise the
- * NODESHM_MPI_*_MAX thresholds to see nodeshm above the defaults.
- * Usage: mpi_osu [max_bytes] */
+/* OSU-style latencies of the MPI collectives libnodeshm_mpi intercepts, with the interposer
+ * (MPI_*: libnodeshm_mpi is linked) and without it (PMPI_*: the MPI library), side by side in
+ * the same run: per size, repetitions alternate between the two, each repetition is the mean
+ * time per call of a batch (max over ranks), and the table shows the median (and with -f the min
+ * and max) over repetitions.  The interposer applies its own thresholds: raise
+ * NODESHM_MPI_<OP>_MAX to see nodeshm above them (below a threshold both columns are the MPI
+ * library, ratio ~1).
+ *
+ * Usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-f] [--csv] [-o op,op...]
+ * NODESHM_BENCH_QUICK=1: tiny sizes and few iterations (the test suite). */
 #include "nodeshm.h"
 
 #include <mpi.h>
@@ -10,22 +15,60 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BARRIER, BCAST, ALLREDUCE, GATHER };
-static const char *names[] = {"barrier", "bcast", "allreduce", "gather"};
+typedef struct bufs {
+    void *send, *recv;       /* size * max_bytes each */
+    int *counts, *displs;    /* [size]: v-variants, bytes per rank */
+    int rank, size;
+} bufs_t;
 
-static void run(int what, int pmpi, void *a, void *b, int bytes, int root)
+/* One call of an op over `bytes` (per rank or per pair, as OSU counts), by the interposer
+ * (pmpi = 0) or the MPI library (pmpi = 1). */
+typedef void (*op_fn)(int pmpi, bufs_t *b, int bytes, MPI_Comm comm);
+
+static void run_barrier(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    (void)b, (void)bytes;
+    pmpi ? PMPI_Barrier(comm) : MPI_Barrier(comm);
+}
+
+static void run_bcast(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    pmpi ? PMPI_Bcast(b->send, bytes, MPI_BYTE, 0, comm) : MPI_Bcast(b->send, bytes, MPI_BYTE, 0, comm);
+}
+
+static void run_allreduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
 {
     int n = bytes / 8;
-    switch (what) {
-    case BARRIER: pmpi ? PMPI_Barrier(MPI_COMM_WORLD) : MPI_Barrier(MPI_COMM_WORLD); break;
-    case BCAST: pmpi ? PMPI_Bcast(a, bytes, MPI_BYTE, root, MPI_COMM_WORLD)
-                     : MPI_Bcast(a, bytes, MPI_BYTE, root, MPI_COMM_WORLD); break;
-    case ALLREDUCE: pmpi ? PMPI_Allreduce(a, b, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD)
-                         : MPI_Allreduce(a, b, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
-    case GATHER: pmpi ? PMPI_Gather(a, bytes, MPI_BYTE, b, bytes, MPI_BYTE, root, MPI_COMM_WORLD)
-                      : MPI_Gather(a, bytes, MPI_BYTE, b, bytes, MPI_BYTE, root, MPI_COMM_WORLD); break;
-    }
+    pmpi ? PMPI_Allreduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm)
+         : MPI_Allreduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm);
 }
+
+static void run_gather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    pmpi ? PMPI_Gather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm)
+         : MPI_Gather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm);
+}
+
+/* ---- gather/scatter family (gatherv, scatter, scatterv, allgather, allgatherv): add here */
+
+/* ---- reduce/alltoall family (reduce, reduce_scatter_block, alltoall, alltoallv): add here */
+
+typedef struct op_desc {
+    const char *name;
+    op_fn fn;
+    int sized;      /* 0: barrier */
+    int min_bytes;  /* e.g. 8 for double reductions */
+} op_desc_t;
+
+static const op_desc_t ops[] = {
+    {"barrier", run_barrier, 0, 0},
+    {"bcast", run_bcast, 1, 1},
+    {"gather", run_gather, 1, 1},
+    /* gather/scatter family rows */
+    {"allreduce", run_allreduce, 1, 8},
+    /* reduce/alltoall family rows */
+};
+#define NOPS (int)(sizeof ops / sizeof *ops)
 
 static int cmp(const void *x, const void *y)
 {
@@ -33,20 +76,23 @@ static int cmp(const void *x, const void *y)
     return u < v ? -1 : u > v;
 }
 
-static double measure(int what, int pmpi, void *a, void *b, int bytes, int iters)
+/* Mean time per call of `iters` calls, max over ranks. */
+static double batch(const op_desc_t *op, int pmpi, bufs_t *b, int bytes, int iters)
 {
-    double t[5];
-    for (int rep = 0; rep < 5; rep++) {
-        for (int i = 0; i < 3; i++) run(what, pmpi, a, b, bytes, 0); /* warm up */
-        PMPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < iters; i++) run(what, pmpi, a, b, bytes, 0);
-        double dt = (MPI_Wtime() - t0) / iters, mx;
-        PMPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        t[rep] = mx;
-    }
-    qsort(t, 5, sizeof(double), cmp);
-    return t[2] * 1e6;
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) op->fn(pmpi, b, bytes, MPI_COMM_WORLD);
+    double dt = (MPI_Wtime() - t0) / iters, mx;
+    PMPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return mx;
+}
+
+static void usage(int rank)
+{
+    if (rank == 0)
+        fprintf(stderr, "usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-f] [--csv] "
+                        "[-o op,op...]\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
 int main(int argc, char **argv)
@@ -55,23 +101,99 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int max_bytes = argc > 1 ? atoi(argv[1]) : 1 << 20;
-    char *a = calloc((size_t)max_bytes, 1), *b = calloc((size_t)max_bytes * (size_t)size, 1);
-    if (rank == 0)
-        printf("# %d ranks: latency in us, MPI library (PMPI) vs with libnodeshm_mpi (MPI)\n"
-               "%-10s %9s %12s %12s %8s\n", size, "# op", "bytes", "MPI lib", "nodeshm", "speedup");
-    for (int what = BARRIER; what <= GATHER; what++) {
-        for (int bytes = what == BARRIER ? 0 : 8; bytes <= (what == BARRIER ? 0 : max_bytes); bytes *= 4) {
-            int iters = bytes >= 262144 ? 20 : bytes >= 16384 ? 100 : 400;
-            double lib = measure(what, 1, a, b, bytes, iters);
-            double ns = measure(what, 0, a, b, bytes, iters);
-            if (rank == 0)
-                printf("%-10s %9d %12.2f %12.2f %7.2fx\n", names[what], bytes, lib, ns, lib / ns);
-            if (!bytes) break;
+    int quick = getenv("NODESHM_BENCH_QUICK") && atoi(getenv("NODESHM_BENCH_QUICK")) > 0;
+    long min_bytes = 1, max_bytes = quick ? 4096 : 1 << 20;
+    int iters = -1, warmup = 3, reps = quick ? 3 : 9, full = 0, csv = 0;
+    const char *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-m") && i + 1 < argc) {
+            char *colon = strchr(argv[++i], ':');
+            if (colon) {
+                min_bytes = atol(argv[i]);
+                max_bytes = atol(colon + 1);
+            } else {
+                max_bytes = atol(argv[i]);
+            }
+        } else if (!strcmp(a, "-i") && i + 1 < argc) iters = atoi(argv[++i]);
+        else if (!strcmp(a, "-x") && i + 1 < argc) warmup = atoi(argv[++i]);
+        else if (!strcmp(a, "-r") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(a, "-o") && i + 1 < argc) only = argv[++i];
+        else if (!strcmp(a, "-f")) full = 1;
+        else if (!strcmp(a, "--csv")) csv = 1;
+        else usage(rank);
+    }
+    if (min_bytes < 1 || max_bytes < min_bytes || max_bytes > (1L << 30) || reps < 1 || warmup < 0)
+        usage(rank);
+
+    bufs_t b = {0};
+    b.rank = rank;
+    b.size = size;
+    b.send = calloc((size_t)max_bytes * (size_t)size, 1);
+    b.recv = calloc((size_t)max_bytes * (size_t)size, 1);
+    b.counts = calloc((size_t)size, sizeof(int));
+    b.displs = calloc((size_t)size, sizeof(int));
+    double *tl = malloc(sizeof(double) * (size_t)reps), *tn = malloc(sizeof(double) * (size_t)reps);
+    if (!b.send || !b.recv || !b.counts || !b.displs || !tl || !tn) {
+        fprintf(stderr, "mpi_osu: out of memory for %ld-byte buffers\n", max_bytes * size);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+
+    if (rank == 0) {
+        if (csv)
+            printf("test,mechanism,bytes,param,pes,median_us,min_us,max_us,mbps\n");
+        else
+            printf("# %d ranks: latency in us (median of %d), MPI library (PMPI_*) vs with "
+                   "libnodeshm_mpi (MPI_*); ratio = MPI lib / nodeshm\n%-22s %9s %12s %12s %8s%s\n",
+                   size, reps, "# op", "bytes", "MPI lib", "nodeshm", "ratio",
+                   full ? "   lib min/max    nodeshm min/max" : "");
+    }
+    for (int o = 0; o < NOPS; o++) {
+        const op_desc_t *op = &ops[o];
+        if (only) {
+            char pat[64];
+            snprintf(pat, sizeof pat, ",%s,", op->name);
+            char list[512];
+            snprintf(list, sizeof list, ",%s,", only);
+            if (!strstr(list, pat)) continue;
+        }
+        long lo = op->sized ? (min_bytes < op->min_bytes ? op->min_bytes : min_bytes) : 0;
+        for (long bytes = lo; bytes <= (op->sized ? max_bytes : 0); bytes = bytes ? bytes * 2 : 1) {
+            if (op->sized && bytes % op->min_bytes) continue;
+            int n = iters > 0 ? iters : quick ? 5 : bytes >= 262144 ? 20 : bytes >= 16384 ? 100 : 400;
+            for (int w = 0; w < warmup; w++) {
+                op->fn(1, &b, (int)bytes, MPI_COMM_WORLD);
+                op->fn(0, &b, (int)bytes, MPI_COMM_WORLD);
+            }
+            for (int r = 0; r < reps; r++) { /* alternate: both see the same machine noise */
+                tl[r] = batch(op, 1, &b, (int)bytes, n) * 1e6;
+                tn[r] = batch(op, 0, &b, (int)bytes, n) * 1e6;
+            }
+            qsort(tl, (size_t)reps, sizeof(double), cmp);
+            qsort(tn, (size_t)reps, sizeof(double), cmp);
+            double ml = tl[reps / 2], mn = tn[reps / 2];
+            if (rank == 0) {
+                if (csv) {
+                    printf("%s,mpi_lib,%ld,0,%d,%.4f,%.4f,%.4f,0\n", op->name, bytes, size, ml, tl[0],
+                           tl[reps - 1]);
+                    printf("%s,nodeshm,%ld,0,%d,%.4f,%.4f,%.4f,0\n", op->name, bytes, size, mn, tn[0],
+                           tn[reps - 1]);
+                } else {
+                    printf("%-22s %9ld %12.2f %12.2f %7.2fx", op->name, bytes, ml, mn, ml / mn);
+                    if (full) printf("   %6.2f/%-8.2f %6.2f/%-8.2f", tl[0], tl[reps - 1], tn[0], tn[reps - 1]);
+                    printf("\n");
+                }
+                fflush(stdout);
+            }
+            if (!op->sized) break;
         }
     }
-    free(a);
-    free(b);
+    free(tl);
+    free(tn);
+    free(b.send);
+    free(b.recv);
+    free(b.counts);
+    free(b.displs);
     MPI_Finalize();
     return 0;
 }
