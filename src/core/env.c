@@ -1,6 +1,8 @@
-/* nodeshm core: environment parsing. */
+/* nodeshm core: environment parsing.  Settings come from the environment or the tuning file
+ * (core/tuning.h); a bad tuning file fails the first setting read, in shmem_init. */
 #include "core/env.h"
 #include "core/status.h"
+#include "core/tuning.h"
 
 #include <errno.h>
 #include <math.h>
@@ -29,9 +31,28 @@ int nodeshm_parse_size(const char *text, size_t *bytes)
     return NODESHM_OK;
 }
 
+/* The text of setting `name` (NULL: unset).  Reports a bad tuning file (every read fails). */
+static int env_lookup(const char *name, const char **text)
+{
+    static int told; /* the report and the debug line, once per process */
+    const char *why = nodeshm_tuning_error();
+    if (why) {
+        *text = NULL;
+        if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+            nodeshm_report(NODESHM_ERR_ENV, "shmem_init", "%s", why);
+        return NODESHM_ERR_ENV;
+    }
+    if (nodeshm_tuning_path() && !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+        nodeshm_debug("tuning file %s: %d settings (the environment wins over it)",
+                      nodeshm_tuning_path(), nodeshm_tuning_count());
+    *text = nodeshm_getenv(name);
+    return NODESHM_OK;
+}
+
 int nodeshm_env_size(const char *name, size_t fallback, size_t *bytes)
 {
-    const char *text = getenv(name);
+    const char *text;
+    if (env_lookup(name, &text)) return NODESHM_ERR_ENV;
     if (!text) {
         *bytes = fallback;
         return NODESHM_OK;
@@ -45,7 +66,8 @@ int nodeshm_env_size(const char *name, size_t fallback, size_t *bytes)
 
 int nodeshm_env_long(const char *name, long fallback, long min, long max, long *value)
 {
-    const char *text = getenv(name);
+    const char *text;
+    if (env_lookup(name, &text)) return NODESHM_ERR_ENV;
     if (!text || !*text) {
         *value = fallback;
         return NODESHM_OK;

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include "core/runtime.h"
+#include "core/copy_engine.h"
 #include "core/dataseg.h"
 #include "core/env.h"
 #include "core/node_barrier.h"
@@ -153,6 +154,9 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
     }
     rc = agree(rc);
     if (rc) return rc;
+    /* copy engines (CMA, XPMEM): probed once over the node; debug lines say what works */
+    rc = agree(nodeshm_copy_probe(call, rt->topo.node, NULL, NULL));
+    if (rc) return rc;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     rt->heap_size = (heap + page - 1) & ~(page - 1);
     int oversubscribed = rt->topo.physical_n_pes > rt->topo.cpus_online, any_oversubscribed = 0;
@@ -196,6 +200,7 @@ int nodeshm_runtime_fini(const char *call)
     for (int s = 0; s < NODESHM_NSEGS; s++) nodeshm_segment_destroy(&rt->seg[s]);
     symheap_destroy(rt->heap);
     rt->heap = NULL;
+    nodeshm_copy_fini();
     nodeshm_topology_destroy(&rt->topo);
     rt->finalized = 1;
     rt->initialized = 0;

@@ -1,6 +1,7 @@
 /* nodeshm core: error reporting and job abort. */
 #include "core/status.h"
 #include "core/runtime.h"
+#include "core/tuning.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@ static int debug_level = -1;
 int nodeshm_debug_enabled(void)
 {
     if (debug_level < 0) {
-        const char *a = getenv("SHMEM_DEBUG"), *b = getenv("NODESHM_DEBUG");
+        const char *a = getenv("SHMEM_DEBUG"), *b = nodeshm_getenv("NODESHM_DEBUG");
         debug_level = (a && *a && strcmp(a, "0") != 0) || (b && *b && strcmp(b, "0") != 0);
     }
     return debug_level;
