@@ -381,6 +381,16 @@ NODESHM_REDUCE_COMPLEX_TYPES(NODESHM_DECLARE_REDUCE, sum)
 NODESHM_REDUCE_COMPLEX_TYPES(NODESHM_DECLARE_REDUCE, prod)
 #endif
 
+/* OpenSHMEM 1.6 scans (prefix sums) over a team: every type of the SUM reduction.  Exclusive:
+ * team PE 0 gets zeros.  dest and source are the same array or disjoint. */
+#define NODESHM_DECLARE_SCAN(T, N, _)                                                              \
+    int shmem_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source, size_t nelems);       \
+    int shmem_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, size_t nelems);
+NODESHM_REDUCE_MINMAX_TYPES(NODESHM_DECLARE_SCAN, _)
+#ifndef __cplusplus
+NODESHM_REDUCE_COMPLEX_TYPES(NODESHM_DECLARE_SCAN, _)
+#endif
+
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 /* shmem_broadcast(team, dest, ...) and friends: selected by the type of *dest */
 #define NODESHM_COLL_GENERIC(TABLE, OP, X)                                                         \
@@ -402,6 +412,10 @@ NODESHM_REDUCE_COMPLEX_TYPES(NODESHM_DECLARE_REDUCE, prod)
 #define shmem_min_reduce(team, dest, ...) NODESHM_REDUCE_GENERIC(NODESHM_REDUCE_MINMAX_GENERIC_TYPES, min, *(dest))(team, dest, __VA_ARGS__)
 #define shmem_sum_reduce(team, dest, ...) NODESHM_REDUCE_GENERIC(NODESHM_REDUCE_ARITH_GENERIC_TYPES, sum, *(dest))(team, dest, __VA_ARGS__)
 #define shmem_prod_reduce(team, dest, ...) NODESHM_REDUCE_GENERIC(NODESHM_REDUCE_ARITH_GENERIC_TYPES, prod, *(dest))(team, dest, __VA_ARGS__)
+#define NODESHM_INSCAN_GENERIC_CASE(T, N, _) T : shmem_##N##_sum_inscan,
+#define NODESHM_EXSCAN_GENERIC_CASE(T, N, _) T : shmem_##N##_sum_exscan,
+#define shmem_sum_inscan(team, dest, ...) _Generic(*(dest), NODESHM_REDUCE_ARITH_GENERIC_TYPES(NODESHM_INSCAN_GENERIC_CASE, _) default: nodeshm_generic_type_not_supported)(team, dest, __VA_ARGS__)
+#define shmem_sum_exscan(team, dest, ...) _Generic(*(dest), NODESHM_REDUCE_ARITH_GENERIC_TYPES(NODESHM_EXSCAN_GENERIC_CASE, _) default: nodeshm_generic_type_not_supported)(team, dest, __VA_ARGS__)
 #endif /* C11 */
 /* Deprecated active-set collectives: the set is PE_start, PE_start + 2^logPE_stride, ... (PE_size
  * PEs).  They share the team implementation: the first call on an active set makes (collectively

@@ -1,22 +1,53 @@
 /* nodeshm core: node-aware collectives (coll.h).
  *
  * Within a node every PE maps every node peer's symmetric memory, so the node members of a team
- * read and write each other's source and dest buffers directly (nodeshm_resolve gives the local
- * pointer); between nodes the team's node leaders (the first member of each node in team order)
- * use MPI collectives on a leaders communicator, made lazily per team by MPI_Comm_split of the
- * team's communicator (rank in it = team node number) and cached per team slot.
+ * read each other's buffers directly (at_member gives the local pointer); between nodes the
+ * team's node leaders (the first member of each node in team order) use MPI collectives on a
+ * leaders communicator, made lazily per team by MPI_Comm_split of the team's communicator (rank
+ * in it = team node number) and cached per team slot.
  *
- * Node synchronization: a dissemination barrier over the team's members on my node only, using
- * the team slot's scratch lines (line k of my control block is written only by the node member
- * 2^k below me, with a release store, and holds an epoch); when PEs outnumber cores, an arrival
- * count in the node leader's slot instead, released by the last to arrive (each member waits
- * once, for nobody in particular; the count is back to 0 after every sync).  Each collective
- * reserves a fixed number of epochs from the team's epoch counter (the one team_sync uses), so
- * every member's counter advances alike whatever its node did, epochs only grow, and a slot
- * reused by a later team starts above every value left in its lines (team.c carries the epoch
- * across reuse).  Every collective syncs its node at entry (sources ready, dests writable) and
- * at exit (dests complete, nobody still reads a source or a leader's dest), so back-to-back
- * collectives on the same or overlapping teams need nothing between them.
+ * One-node teams (every team on a single machine, and any team whose members share a
+ * pseudo-node) use no node-wide synchronization at all, as shared-memory collectives in MPICH
+ * and UCC do: flags holding sequence numbers, one writer per cache line, release store /
+ * acquire load.  Every collective is a "turn" with an epoch (from the team's epoch counter,
+ * which only grows, also across slot reuse: team.c) and a number b (the team's collective count
+ * modulo NODESHM_COLL_STAGE_DEPTH, 4).  In the team slot of its control block each member has
+ * ready[b] (epoch, size, and where its data is) and done[b] (the epoch whose peers' data it
+ * has finished reading), and a staging buffer per b (runtime.h: stage[slot][b]).
+ *   eager (contribution <= 64 KiB): the member copies its contribution into staging b,
+ *     publishes ready[b] = epoch; readers copy out of peers' staging and publish done[b].  A
+ *     member rewrites staging b only after every peer's done[b] reached its previous turn-b
+ *     publication, i.e. four collectives ago, normally long finished (a broadcast root may run
+ *     three collectives ahead of slow readers, which matters when PEs outnumber cores): latency
+ *     is one cache-line handoff, and the source is free as soon as it is staged.
+ *   rendezvous (larger): ready[b] says "read my source"; readers copy straight out of it and
+ *     publish done[b]; the owner waits for every peer's done before it returns.
+ * Dests are written only by their owner, so a member that returns early cannot disturb anyone,
+ * and back-to-back collectives on the same or overlapping teams need nothing between them.  A
+ * destroyed team first waits until its peers have read its staging (nodeshm_coll_team_retire),
+ * so a later team may reuse the slot.
+ *
+ * broadcast  the root publishes (staged, or its source); the others copy and say done.
+ * collect    every member publishes its size and piece; each pulls all pieces in team order.
+ * alltoall(s) every member publishes its blocks (packed into staging, or its source); each pulls
+ *            the block meant for it from every member.
+ * reduce     <= 64 KiB: every member stages its source and reduces all the staged contributions
+ *            itself, in member order (so every PE rounds alike): no second phase.  Larger: the
+ *            split below (node sync, each member reduces a slice into every dest, node sync).
+ * scan       eager rounds of at most a staging buffer, each member reducing members 0..me
+ *            (inclusive) or 0..me-1 (exclusive, zeros on member 0); several nodes: MPI_Scan /
+ *            MPI_Exscan over the team's communicator, correct however members fall on nodes.
+ *
+ * Teams that span nodes keep the node-synchronized scheme: a dissemination barrier over the
+ * team's members on my node only, using the team slot's scratch lines (line k of my control
+ * block is written only by the node member 2^k below me, with a release store, and holds an
+ * epoch); when PEs outnumber cores, an arrival count in the node leader's slot instead,
+ * released by the last to arrive (each member waits once, for nobody in particular; the count
+ * is back to 0 after every sync).  Each collective reserves a fixed number of epochs from the
+ * team's epoch counter (the one team_sync uses), so every member's counter advances alike.
+ * Such a collective syncs its node at entry (sources ready, dests writable) and at exit (dests
+ * complete, nobody still reads a source or a leader's dest); the single-node reduce above the
+ * eager size does too.
  *
  * broadcast  node members of the root's node copy straight from the root's source; the root's
  *            node leader MPI_Bcasts from the root's source (a local pointer) to the other
@@ -29,10 +60,9 @@
  *            member i only until the second sync.  Between nodes MPI's own op is used, except
  *            where the caller asks for its kernel as an MPI user op (8/16-bit sums and products:
  *            Open MPI's vector ops saturate instead of wrapping).
- * collect    sizes: node members read each other's size from a scratch line (one node) or
- *  fcollect  MPI_Allgather them (several nodes); every PE pulls its node peers' pieces into its
- *            own dest; leaders pack their node's pieces and MPI_Allgatherv the node blocks,
- *            unpack, node sync, peers copy the other nodes' pieces from their leader's dest.
+ * collect    sizes: MPI_Allgather them; every PE pulls its node peers' pieces into its own
+ *  fcollect  dest; leaders pack their node's pieces and MPI_Allgatherv the node blocks, unpack,
+ *            node sync, peers copy the other nodes' pieces from their leader's dest.
  * alltoall(s) each PE pushes its blocks for node peers straight into their dest; blocks for
  *            other nodes go by one MPI_Alltoallv over the team (zero counts within the node;
  *            strided blocks packed), the simplest correct cross-node exchange. */
@@ -43,10 +73,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* scratch lines of the team slot: node-sync rounds, my collect size, and the counting node sync
- * (arrival count and release epoch, both in the node leader's slot) */
-#define NODE_SYNC_LINES 24
-#define SIZE_LINE 24
+/* scratch lines of the team slot: node-sync rounds, and the counting node sync (arrival count
+ * and release epoch, both in the node leader's slot); 16-23: ready and done flags below */
+#define NODE_SYNC_LINES 16
 #define ARRIVE_LINE 25
 #define RELEASE_LINE 26
 _Static_assert(RELEASE_LINE < NODESHM_TEAM_SCRATCH_LINES, "scratch lines");
@@ -97,7 +126,7 @@ static uint64_t coll_begin(nodeshm_team_t *t)
     return base;
 }
 
-_Static_assert(NODE_SYNC_LINES >= 24, "node of up to 2^24 PEs");
+_Static_assert(NODE_SYNC_LINES >= 16, "node of up to 2^16 PEs");
 
 /* ---- the leaders communicator, per team, made on first need --------------------------------- */
 static struct leaders_cache {
@@ -161,6 +190,108 @@ static int check_sym(const char *call, const char *what, const void *addr, size_
     return nodeshm_resolve(call, what, addr, len ? len : 1, nodeshm_rt.my_pe, &tg);
 }
 
+/* ---- flags and staging within a node (one-node teams) --------------------------------------- */
+/* Each member has, in this team's slot of its control block, READY_LINE + b (b = the
+ * collective's number modulo the staging depth): the epoch of its latest publication in turn b,
+ * with the contribution's size and where readers find it; and DONE_LINE + b: the epoch of the
+ * latest turn-b collective whose peers' contributions it has finished reading.  One writer per
+ * line, release store / acquire load, values only grow. */
+#define DEPTH NODESHM_COLL_STAGE_DEPTH
+#define READY_LINE NODE_SYNC_LINES        /* DEPTH lines */
+#define DONE_LINE (NODE_SYNC_LINES + DEPTH) /* DEPTH lines */
+_Static_assert(DONE_LINE + DEPTH <= ARRIVE_LINE, "scratch lines");
+enum { FROM_STAGE = 1, FROM_SOURCE = 2 }; /* where a publication's data is */
+
+/* Largest contribution that goes through staging (eager); above, peers read the owner's
+ * source, and the owner waits for them before it returns (rendezvous).  Measured with
+ * nodeshm-bench-coll on 2 cores: the extra copy costs less than the owner's wait up to here. */
+#define EAGER_MAX NODESHM_COLL_STAGE_BYTES
+
+typedef struct turn {
+    uint64_t e; /* this collective's epoch */
+    int b;      /* its turn: which staging buffer and flag lines */
+} turn_t;
+
+static turn_t turn_begin(nodeshm_team_t *t, uint64_t base)
+{
+    return (turn_t){base + 1, (int)(t->coll_seq++ % DEPTH)};
+}
+
+static inline uint64_t *line(const nodeshm_team_t *t, int node_member, int l)
+{
+    return &peer_slot(t, node_member)->scratch[l].word[0];
+}
+
+static inline char *stage_of(const nodeshm_team_t *t, int node_member, int b)
+{
+    return (char *)nodeshm_ctrl_of(t->node_local[node_member])->stage[t->slot][b];
+}
+
+/* Waits until every node peer has read my previous turn-b publication (normally long done),
+ * so that my turn-b staging buffer may be rewritten; returns it. */
+static char *stage_claim(nodeshm_team_t *t, turn_t x)
+{
+    uint64_t last = t->staged[x.b];
+    for (int k = 0; last && k < t->node_n_pes; k++) {
+        if (k == t->node_my_pe) continue;
+        uint64_t *done = line(t, k, DONE_LINE + x.b);
+        nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+        while (__atomic_load_n(done, __ATOMIC_ACQUIRE) < last) nodeshm_wait_step(&w);
+    }
+    return stage_of(t, t->node_my_pe, x.b);
+}
+
+static void publish(nodeshm_team_t *t, turn_t x, uint64_t size, uint64_t from)
+{
+    uint64_t *r = line(t, t->node_my_pe, READY_LINE + x.b);
+    __atomic_store_n(&r[1], size, __ATOMIC_RELAXED);
+    __atomic_store_n(&r[2], from, __ATOMIC_RELAXED);
+    __atomic_store_n(&r[0], x.e, __ATOMIC_RELEASE);
+    t->staged[x.b] = x.e;
+}
+
+/* Waits for node member k's publication of this turn; returns its ready line (size at [1],
+ * FROM_* at [2]).  The value cannot run past x.e: k publishes again in turn b only after I
+ * marked this one done. */
+static const uint64_t *await_ready(const nodeshm_team_t *t, turn_t x, int k)
+{
+    uint64_t *r = line(t, k, READY_LINE + x.b);
+    nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+    while (__atomic_load_n(&r[0], __ATOMIC_ACQUIRE) < x.e) nodeshm_wait_step(&w);
+    return r;
+}
+
+/* My reads of this turn's publications are over (release: they happen before). */
+static void mark_done(const nodeshm_team_t *t, turn_t x)
+{
+    __atomic_store_n(line(t, t->node_my_pe, DONE_LINE + x.b), x.e, __ATOMIC_RELEASE);
+}
+
+/* A rendezvous owner: waits until every node peer has finished reading this turn's data. */
+static void await_done(const nodeshm_team_t *t, turn_t x)
+{
+    for (int k = 0; k < t->node_n_pes; k++) {
+        if (k == t->node_my_pe) continue;
+        uint64_t *done = line(t, k, DONE_LINE + x.b);
+        nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+        while (__atomic_load_n(done, __ATOMIC_ACQUIRE) < x.e) nodeshm_wait_step(&w);
+    }
+}
+
+void nodeshm_coll_team_retire(nodeshm_team_t *t)
+{
+    if (t->n_nodes != 1 || t->node_n_pes < 2) return;
+    for (int b = 0; b < DEPTH; b++) (void)stage_claim(t, (turn_t){0, b});
+}
+
+/* Local pointer to where node member k's turn data is: its staging or its copy of `src`. */
+static inline const char *data_of(const nodeshm_team_t *t, turn_t x, const uint64_t *ready, int k,
+                                  const void *src)
+{
+    return __atomic_load_n(&ready[2], __ATOMIC_RELAXED) == FROM_STAGE ? stage_of(t, k, x.b)
+                                                                      : at_member(t, src, k);
+}
+
 /* ---- sync ------------------------------------------------------------------------------------------- */
 int nodeshm_coll_sync(const char *call, nodeshm_team_t *t)
 {
@@ -179,6 +310,24 @@ static int bcast_bytes(const char *call, void *buf, size_t n, int root, MPI_Comm
     return NODESHM_OK;
 }
 
+/* One node: the root publishes (staged copy, or its source); the others copy it and say done.
+ * On a one-node team node member k is team member k. */
+static void bcast_node(nodeshm_team_t *t, turn_t x, void *dest, const void *src, size_t nbytes,
+                       int root, int root_dest)
+{
+    if (t->my_pe == root) {
+        int eager = nbytes <= EAGER_MAX;
+        if (eager) memcpy(stage_claim(t, x), src, nbytes);
+        publish(t, x, nbytes, eager ? FROM_STAGE : FROM_SOURCE);
+        if (root_dest && dest != src) memcpy(dest, src, nbytes);
+        if (!eager) await_done(t, x);
+        return;
+    }
+    const uint64_t *r = await_ready(t, x, root);
+    memcpy(dest, data_of(t, x, r, root, src), nbytes);
+    mark_done(t, x);
+}
+
 int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, const void *src,
                            size_t nbytes, int root, int root_dest)
 {
@@ -191,8 +340,13 @@ int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, cons
     MPI_Comm leaders = MPI_COMM_NULL;
     if (t->n_nodes > 1 && (rc = leaders_comm(call, t, &leaders))) return rc;
     uint64_t e = coll_begin(t);
+    turn_t x = turn_begin(t, e);
     if (nbytes == 0 || t->n_pes == 1) {
         if (nbytes && dest != src && root_dest) memmove(dest, src, nbytes);
+        return NODESHM_OK;
+    }
+    if (t->n_nodes == 1) {
+        bcast_node(t, x, dest, src, nbytes, root, root_dest);
         return NODESHM_OK;
     }
     int root_node = t->node_of[root];
@@ -227,18 +381,25 @@ static void user_op_apply(void *in, void *inout, int *len, MPI_Datatype *dtype)
     user_fn(inout, inout, in, (size_t)*len);
 }
 
+/* op, or for MPI_OP_NULL our user op (made once per runtime) */
+static int mpi_op(const char *call, MPI_Op *op)
+{
+    if (*op != MPI_OP_NULL) return NODESHM_OK;
+    char *heap = nodeshm_rt.seg[NODESHM_SEG_HEAP].base;
+    if (user_op == MPI_OP_NULL || user_op_heap != heap) {
+        if (MPI_Op_create(user_op_apply, 1, &user_op) != MPI_SUCCESS)
+            return mpi_failed(call, "MPI_Op_create");
+        user_op_heap = heap;
+    }
+    *op = user_op;
+    return NODESHM_OK;
+}
+
 static int allreduce_inplace(const char *call, void *buf, size_t count, size_t elem,
                              MPI_Datatype dtype, MPI_Op op, MPI_Comm comm)
 {
-    if (op == MPI_OP_NULL) {
-        char *heap = nodeshm_rt.seg[NODESHM_SEG_HEAP].base;
-        if (user_op == MPI_OP_NULL || user_op_heap != heap) {
-            if (MPI_Op_create(user_op_apply, 1, &user_op) != MPI_SUCCESS)
-                return mpi_failed(call, "MPI_Op_create");
-            user_op_heap = heap;
-        }
-        op = user_op;
-    }
+    int rc = mpi_op(call, &op);
+    if (rc) return rc;
     const size_t chunk = (size_t)1 << 28;
     for (size_t off = 0; off < count; off += chunk) {
         size_t len = count - off < chunk ? count - off : chunk;
@@ -247,6 +408,35 @@ static int allreduce_inplace(const char *call, void *buf, size_t count, size_t e
             return mpi_failed(call, "MPI_Allreduce between node leaders");
     }
     return NODESHM_OK;
+}
+
+/* Reductions at most this big go through staging on a one-node team; above, the members split
+ * the array (both measured with nodeshm-bench-coll). */
+#define REDUCE_EAGER_MAX EAGER_MAX
+
+/* One node, eager: every member stages its source, then reduces node members 0..last's
+ * contributions itself, always in member order (the same rounding on every PE); last < 0: dest
+ * = zeros (exclusive scan on the first PE).  No second phase: dest is written only by its owner
+ * and sources are free once staged. */
+static void reduce_node(nodeshm_team_t *t, turn_t x, void *dest, const void *src, size_t count,
+                        size_t elem, nodeshm_reduce_fn fn, int last)
+{
+    size_t nbytes = count * elem;
+    memcpy(stage_claim(t, x), src, nbytes);
+    publish(t, x, nbytes, FROM_STAGE);
+    if (last < 0) {
+        memset(dest, 0, nbytes);
+    } else {
+        for (int k = 0; k <= last; k++)
+            if (k != t->node_my_pe) (void)await_ready(t, x, k);
+        if (last == 0) {
+            memcpy(dest, stage_of(t, 0, x.b), nbytes);
+        } else {
+            fn(dest, stage_of(t, 0, x.b), stage_of(t, 1, x.b), count);
+            for (int k = 2; k <= last; k++) fn(dest, dest, stage_of(t, k, x.b), count);
+        }
+    }
+    mark_done(t, x);
 }
 
 int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const void *src,
@@ -266,7 +456,12 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
     MPI_Comm leaders = MPI_COMM_NULL;
     if (t->n_nodes > 1 && (rc = leaders_comm(call, t, &leaders))) return rc;
     uint64_t e = coll_begin(t);
+    turn_t x = turn_begin(t, e);
     if (count == 0) return NODESHM_OK;
+    if (t->n_nodes == 1 && t->n_pes > 1 && nbytes <= REDUCE_EAGER_MAX) {
+        reduce_node(t, x, dest, src, count, elem, fn, t->node_n_pes - 1);
+        return NODESHM_OK;
+    }
     int n = t->node_n_pes, me = t->node_my_pe;
     int leader = me == 0;
     node_sync(t, e + 1);
@@ -304,36 +499,116 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
     return rc;
 }
 
+/* ---- scans ------------------------------------------------------------------------------------------ */
+/* Several nodes: MPI_Scan / MPI_Exscan over the team's communicator (rank = team index), correct
+ * however the members fall on nodes; the exclusive scan's first PE gets zeros (OpenSHMEM). */
+static int scan_mpi(const char *call, nodeshm_team_t *t, void *dest, const void *src, size_t count,
+                    size_t elem, nodeshm_reduce_fn fn, MPI_Datatype dtype, MPI_Op op, int exclusive)
+{
+    int rc = mpi_op(call, &op);
+    if (rc) return rc;
+    user_fn = fn;
+    const size_t chunk = (size_t)1 << 28;
+    for (size_t off = 0; off < count; off += chunk) {
+        int len = (int)(count - off < chunk ? count - off : chunk);
+        const void *in = dest == src ? MPI_IN_PLACE : (const char *)src + off * elem;
+        void *out = (char *)dest + off * elem;
+        int mrc = exclusive ? MPI_Exscan(in, out, len, dtype, op, t->comm)
+                            : MPI_Scan(in, out, len, dtype, op, t->comm);
+        if (mrc != MPI_SUCCESS)
+            return mpi_failed(call, exclusive ? "MPI_Exscan over the team" : "MPI_Scan over the team");
+    }
+    if (exclusive && t->my_pe == 0) memset(dest, 0, count * elem);
+    return NODESHM_OK;
+}
+
+int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const void *src,
+                      size_t count, size_t elem, nodeshm_reduce_fn fn, MPI_Datatype dtype,
+                      MPI_Op op, int exclusive)
+{
+    size_t nbytes = count * elem;
+    if (elem && nbytes / elem != count)
+        return nodeshm_report(NODESHM_ERR_ARG, call, "nelems %zu is too large", count);
+    int rc = check_sym(call, "dest", dest, nbytes);
+    if (!rc) rc = check_sym(call, "source", src, nbytes);
+    if (rc) return rc;
+    if (dest != src && (char *)dest < (const char *)src + nbytes &&
+        (const char *)src < (char *)dest + nbytes)
+        return nodeshm_report(NODESHM_ERR_ARG, call, "dest %p and source %p overlap without being "
+                                                     "the same array", dest, src);
+    if (t->n_nodes > 1) {
+        (void)turn_begin(t, coll_begin(t));
+        return count ? scan_mpi(call, t, dest, src, count, elem, fn, dtype, op, exclusive) : NODESHM_OK;
+    }
+    if (count == 0 || t->n_pes == 1) {
+        (void)turn_begin(t, coll_begin(t));
+        if (exclusive) memset(dest, 0, nbytes);
+        else if (dest != src) memcpy(dest, src, nbytes);
+        return NODESHM_OK;
+    }
+    /* one node: eager rounds of at most a staging buffer each, every one its own turn; in place
+     * is safe, as round i stages source chunk i before writing dest chunk i */
+    size_t per = EAGER_MAX / elem;
+    int me = t->node_my_pe;
+    for (size_t off = 0; off < count; off += per) {
+        size_t len = count - off < per ? count - off : per;
+        reduce_node(t, turn_begin(t, coll_begin(t)), (char *)dest + off * elem,
+                    (const char *)src + off * elem, len, elem, fn, exclusive ? me - 1 : me);
+    }
+    return NODESHM_OK;
+}
+
 /* ---- collect / fcollect ------------------------------------------------------------------------------ */
+/* One node: every member publishes its size and piece (staged, or its source when large), then
+ * pulls every piece into its own dest; a member whose piece was read from its source waits for
+ * the others' done before returning. */
+static int collect_node(const char *call, nodeshm_team_t *t, turn_t x, void *dest, const void *src,
+                        size_t nbytes)
+{
+    int n = t->node_n_pes, me = t->node_my_pe;
+    int eager = nbytes <= EAGER_MAX;
+    if (eager && n > 1) memcpy(stage_claim(t, x), src, nbytes);
+    publish(t, x, nbytes, eager ? FROM_STAGE : FROM_SOURCE);
+    size_t total = 0;
+    for (int k = 0; k < n; k++)
+        total += k == me ? nbytes : __atomic_load_n(&await_ready(t, x, k)[1], __ATOMIC_RELAXED);
+    int rc = check_sym(call, "dest", dest, total);
+    size_t off = 0;
+    for (int k = 0; !rc && k < n; k++) {
+        const uint64_t *r = line(t, k, READY_LINE + x.b);
+        size_t len = k == me ? nbytes : __atomic_load_n(&r[1], __ATOMIC_RELAXED);
+        if (len) memcpy((char *)dest + off, k == me ? src : data_of(t, x, r, k, src), len);
+        off += len;
+    }
+    mark_done(t, x);
+    if (!eager) await_done(t, x);
+    return rc;
+}
+
 int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const void *src,
                          size_t nbytes, int fixed)
 {
     int n = t->n_pes, rc = check_sym(call, "source", src, nbytes);
     if (rc) return rc;
+    if (t->n_nodes == 1) return collect_node(call, t, turn_begin(t, coll_begin(t)), dest, src, nbytes);
     MPI_Comm leaders = MPI_COMM_NULL;
-    if (t->n_nodes > 1 && (rc = leaders_comm(call, t, &leaders))) return rc;
+    if ((rc = leaders_comm(call, t, &leaders))) return rc;
     size_t *off = malloc(sizeof(size_t) * ((size_t)n + 1));
     if (!off) return nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory for %d PEs", n);
     uint64_t e = coll_begin(t);
-    nodeshm_team_slot_t *slot = nodeshm_team_slot(t);
+    (void)turn_begin(t, e);
     /* sizes of all members -> off[i] (exclusive scan), off[n] = total */
     if (fixed) {
         for (int i = 0; i <= n; i++) off[i] = (size_t)i * nbytes;
-    } else if (t->n_nodes > 1) {
+    } else {
         uint64_t mine = nbytes;
         if (MPI_Allgather(&mine, 1, MPI_UINT64_T, off, 1, MPI_UINT64_T, t->comm) != MPI_SUCCESS) {
             free(off);
             return mpi_failed(call, "MPI_Allgather of the sizes");
         }
-    } else {
-        __atomic_store_n(&slot->scratch[SIZE_LINE].word[0], (uint64_t)nbytes, __ATOMIC_RELAXED);
     }
     node_sync(t, e + 1);
     if (!fixed) {
-        if (t->n_nodes == 1)
-            for (int k = 0; k < t->node_n_pes; k++)
-                off[t->node_members[k]] =
-                    __atomic_load_n(&peer_slot(t, k)->scratch[SIZE_LINE].word[0], __ATOMIC_RELAXED);
         size_t sum = 0;
         for (int i = 0; i < n; i++) {
             size_t s = off[i];
@@ -432,6 +707,39 @@ static void copy_block(char *d, size_t dst, const char *s, size_t sst, size_t ne
     }
 }
 
+/* One node: every member publishes its blocks (packed into staging, or its source when large)
+ * and pulls the block meant for it from each member, starting with the next one (so that not
+ * everybody reads member 0 first). */
+static void alltoall_node(nodeshm_team_t *t, turn_t x, void *dest, const void *src, size_t dst,
+                          size_t sst, size_t nelems, size_t elem)
+{
+    int n = t->node_n_pes, me = t->node_my_pe;
+    size_t block = nelems * elem, sblk = nelems * sst * elem, dblk = nelems * dst * elem;
+    int eager = (size_t)n * block <= EAGER_MAX;
+    if (eager) {
+        char *st = stage_claim(t, x);
+        for (int j = 0; j < n; j++)
+            if (j != me)
+                copy_block(st + (size_t)j * block, 1, (const char *)src + (size_t)j * sblk, sst,
+                           nelems, elem);
+    }
+    publish(t, x, (uint64_t)n * block, eager ? FROM_STAGE : FROM_SOURCE);
+    copy_block((char *)dest + (size_t)me * dblk, dst, (const char *)src + (size_t)me * sblk, sst,
+               nelems, elem);
+    for (int i = 1; i < n; i++) {
+        int k = (me + i) % n;
+        const uint64_t *r = await_ready(t, x, k);
+        if (__atomic_load_n(&r[2], __ATOMIC_RELAXED) == FROM_STAGE)
+            copy_block((char *)dest + (size_t)k * dblk, dst, stage_of(t, k, x.b) + (size_t)me * block,
+                       1, nelems, elem);
+        else
+            copy_block((char *)dest + (size_t)k * dblk, dst, at_member(t, src, k) + (size_t)me * sblk,
+                       sst, nelems, elem);
+    }
+    mark_done(t, x);
+    if (!eager) await_done(t, x);
+}
+
 int nodeshm_coll_alltoalls(const char *call, nodeshm_team_t *t, void *dest, const void *src,
                            size_t dst, size_t sst, size_t nelems, size_t elem)
 {
@@ -446,7 +754,12 @@ int nodeshm_coll_alltoalls(const char *call, nodeshm_team_t *t, void *dest, cons
     if (!rc) rc = check_sym(call, "source", src, sext);
     if (rc) return rc;
     uint64_t e = coll_begin(t);
+    turn_t x = turn_begin(t, e);
     if (nelems == 0) return NODESHM_OK;
+    if (t->n_nodes == 1) {
+        alltoall_node(t, x, dest, src, dst, sst, nelems, elem);
+        return NODESHM_OK;
+    }
     size_t block = nelems * elem; /* bytes per PE pair */
     node_sync(t, e + 1);
     for (int k = 0; k < t->node_n_pes; k++) {

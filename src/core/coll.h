@@ -3,10 +3,12 @@
  * face can share them.
  *
  * Every function is collective over the members of `t`, with the same arguments on all of them
- * (but `nbytes` of collect, which may differ).  dest and src are symmetric addresses.  A
- * collective synchronizes the node members of the team at entry (sources are ready, dests may
- * be written) and at exit (dests are complete, sources may be reused), so collectives may follow
- * each other on the same or overlapping teams with nothing between them.  Errors are reported
+ * (but `nbytes` of collect, which may differ).  dest and src are symmetric addresses.  On
+ * return my dest is complete and my src may be reused; my dest is written by nobody but me
+ * once I have returned, and nobody writes it before I have entered (a collective that pushes
+ * into peers' dests syncs the node first), so collectives may follow each other on the same or
+ * overlapping teams with nothing between them.  No collective implies a barrier: a member may
+ * return before others have entered (use nodeshm_coll_sync for that).  Errors are reported
  * once, naming `call`, and returned. */
 #ifndef NODESHM_COLL_H
 #define NODESHM_COLL_H
@@ -42,5 +44,15 @@ typedef void (*nodeshm_reduce_fn)(void *out, const void *a, const void *b, size_
 int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const void *src,
                         size_t count, size_t elem, nodeshm_reduce_fn fn, MPI_Datatype dtype,
                         MPI_Op op);
+
+/* dest[i] = OP over members 0..me (inclusive) or 0..me-1 (exclusive; zeros on member 0) of
+ * src[i], i < count; dest == src allowed.  fn/dtype/op as for reduce. */
+int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const void *src,
+                      size_t count, size_t elem, nodeshm_reduce_fn fn, MPI_Datatype dtype,
+                      MPI_Op op, int exclusive);
+
+/* Local, before a team's slot is freed: waits until my node peers have read everything I staged
+ * for this team (they need nothing from me for that), so a later team may reuse the staging. */
+void nodeshm_coll_team_retire(nodeshm_team_t *t);
 
 #endif

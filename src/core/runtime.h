@@ -27,6 +27,8 @@ enum { NODESHM_SEG_HEAP = 0, NODESHM_SEG_DATA = 1, NODESHM_NSEGS = 2 };
 #define NODESHM_TEAM_SLOTS 64
 #define NODESHM_TEAM_SYNC_ROUNDS 32    /* dissemination rounds: log2 of the largest team */
 #define NODESHM_TEAM_SCRATCH_LINES 32  /* cache lines reserved for the team's collectives */
+#define NODESHM_COLL_STAGE_BYTES ((size_t)64 * 1024) /* largest eager contribution (core/coll.c) */
+#define NODESHM_COLL_STAGE_DEPTH 4 /* staging buffers per team slot: collectives use them by turns */
 typedef struct nodeshm_team_slot {
     /* team_sync: round k's flag is written only by the member 2^k below me in team order;
      * it holds the epoch (number) of that member's latest sync, so it only grows */
@@ -41,9 +43,14 @@ typedef struct nodeshm_ctrl {
     /* dissemination barrier: slot k is written only by the PE 2^k below me */
     struct { alignas(64) uint64_t epoch; } dissemination[NODESHM_MAX_ROUNDS];
     alignas(4096) nodeshm_team_slot_t team[NODESHM_TEAM_SLOTS];
+    /* collectives' eager staging (core/coll.c): per team slot, buffers used by turns (the
+     * collective's number modulo the depth), written only by this PE, read by the team's node
+     * peers */
+    alignas(4096) unsigned char stage[NODESHM_TEAM_SLOTS][NODESHM_COLL_STAGE_DEPTH][NODESHM_COLL_STAGE_BYTES];
 } nodeshm_ctrl_t;
-/* reserved ahead of the user heap; the segment is sparse, so untouched pages cost nothing */
-#define NODESHM_CTRL_BYTES ((size_t)1024 * 1024)
+/* reserved ahead of the user heap; the segment is sparse, so untouched pages cost nothing (a
+ * team's staging pages are touched only up to the largest eager message it sent) */
+#define NODESHM_CTRL_BYTES ((size_t)32 * 1024 * 1024)
 _Static_assert(sizeof(nodeshm_ctrl_t) <= NODESHM_CTRL_BYTES, "control block overflows its reservation");
 
 /* The user heap starts on this boundary on every PE, so shmem_align works up to it. */

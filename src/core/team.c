@@ -1,5 +1,6 @@
 /* nodeshm core: teams (see team.h). */
 #include "core/team.h"
+#include "core/coll.h"
 #include "core/remote.h"
 #include "core/wait.h"
 
@@ -338,7 +339,9 @@ int nodeshm_team_destroy(const char *call, nodeshm_team_t *t)
         return nodeshm_report(NODESHM_ERR_ARG, call, "cannot destroy the predefined team %s",
                               t == NODESHM_TEAM_WORLD ? "SHMEM_TEAM_WORLD" : "SHMEM_TEAM_SHARED");
     /* No synchronization is needed: every write into my flags of this slot was awaited by me, so
-     * none is still on its way; the next team in the slot starts above the epochs used here. */
+     * none is still on its way; the next team in the slot starts above the epochs used here.
+     * Peers may still be reading my collective staging: wait for that (local, cannot block). */
+    nodeshm_coll_team_retire(t);
     slot_epoch[t->slot] = t->epoch;
     slots_free |= (uint64_t)1 << t->slot;
     if (t->comm != MPI_COMM_NULL) MPI_Comm_free(&t->comm);

@@ -42,6 +42,8 @@ typedef struct nodeshm_team {
     int owns_comm;         /* predefined teams borrow the topology's communicators */
     int slot;              /* index of the team's slot in every member's control block */
     uint64_t epoch;        /* syncs done so far (plus the slot's starting epoch) */
+    uint64_t coll_seq;     /* collectives done so far: picks the staging buffer (coll.c) */
+    uint64_t staged[NODESHM_COLL_STAGE_DEPTH]; /* epoch of my latest publication in each */
     nodeshm_team_config_t config;
     /* node structure, for node-aware collectives */
     int n_nodes;           /* nodes (or pseudo-nodes) the members are on */

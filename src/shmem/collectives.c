@@ -1,4 +1,5 @@
-/* nodeshm OpenSHMEM face: team-based collectives (OpenSHMEM 1.5), thin over core/coll.h.
+/* nodeshm OpenSHMEM face: team-based collectives (OpenSHMEM 1.5; scans from 1.6), thin over
+ * core/coll.h.
  * Every typed family is generated from the type tables (nodeshm_typetables.h). */
 #include "shmem/internal.h"
 #include "core/coll.h"
@@ -179,6 +180,25 @@ NODESHM_REDUCE_MINMAX_TYPES(DEFINE_REDUCE, sum)
 NODESHM_REDUCE_MINMAX_TYPES(DEFINE_REDUCE, prod)
 NODESHM_REDUCE_COMPLEX_TYPES(DEFINE_REDUCE, sum)
 NODESHM_REDUCE_COMPLEX_TYPES(DEFINE_REDUCE, prod)
+
+/* ---- scans (OpenSHMEM 1.6): every type of the SUM reduction, with its kernel -------------------- */
+#define DEFINE_SCAN(T, N, _)                                                                       \
+    int shmem_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source, size_t nelems)        \
+    {                                                                                              \
+        nodeshm_team_t *t = team_or_abort(__func__, team);                                        \
+        NODESHM_CHECK(nodeshm_coll_scan(__func__, t, dest, source, nelems, sizeof(T),             \
+                                        reduce_##N##_sum, MPI_OF_##N, MPIOP(T, sum), 0));         \
+        return 0;                                                                                  \
+    }                                                                                              \
+    int shmem_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, size_t nelems)        \
+    {                                                                                              \
+        nodeshm_team_t *t = team_or_abort(__func__, team);                                        \
+        NODESHM_CHECK(nodeshm_coll_scan(__func__, t, dest, source, nelems, sizeof(T),             \
+                                        reduce_##N##_sum, MPI_OF_##N, MPIOP(T, sum), 1));         \
+        return 0;                                                                                  \
+    }
+NODESHM_REDUCE_MINMAX_TYPES(DEFINE_SCAN, _)
+NODESHM_REDUCE_COMPLEX_TYPES(DEFINE_SCAN, _)
 
 /* ---- deprecated active-set collectives ------------------------------------------------------------ */
 /* One team per distinct active set, made on its first use, collectively over the set's PEs only
