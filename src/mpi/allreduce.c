@@ -1,9 +1,28 @@
 /* libnodeshm_mpi: MPI_Allreduce for predefined ops and types: every rank copies its
  * contribution into its slot, each node rank reduces one chunk across the slots, leaders
- * PMPI_Allreduce the node result between nodes, everyone copies the result out. */
+ * PMPI_Allreduce the node result between nodes, everyone copies the result out.
+ *
+ * Small messages (up to NSM_ALLREDUCE_ONE_PHASE bytes) skip the chunked phase: with two flag
+ * rounds (arrive, then reduced) the chunked protocol measured 0.85-0.93x of MPICH at 16 B..1 KiB
+ * on 2 ranks, where MPICH needs a single exchange.  Instead every rank reduces all slots itself,
+ * straight into its receive buffer, after one arrive round (across nodes the leader does it for
+ * its node).  All ranks reduce the slots in node rank order, so they get the same bits. */
 #include "mpi/nsmpi.h"
 
 #include <string.h>
+
+/* Below this, the single-round path (a few node_size-fold reductions cost less than a flag
+ * round on any node size we run). */
+#define NSM_ALLREDUCE_ONE_PHASE 4096
+
+void nsm_reduce_slots(const nsm_state_t *s, void *dst, size_t off, int n, size_t len, MPI_Datatype type,
+                      MPI_Op op)
+{
+    memcpy(dst, s->slots + off, len);
+    for (int j = 1; j < s->node_size; j++)
+        PMPI_Reduce_local(s->slots + (size_t)j * s->slot_bytes + off, dst, n, type, op);
+}
+
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm)
 {
@@ -24,6 +43,26 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     memcpy(slot, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
     nsm_store(&NSM_MY(s)->arrive, seq);
 
+    if (bytes <= NSM_ALLREDUCE_ONE_PHASE) {
+        if (s->n_nodes == 1) {
+            nsm_wait_all(s, NSM_F_ARRIVE, seq);
+            nsm_reduce_slots(s, recvbuf, 0, count, bytes, type, op);
+            nsm_store(&NSM_MY(s)->done, seq);
+            return MPI_SUCCESS;
+        }
+        if (s->node_rank == 0) {
+            nsm_wait_all(s, NSM_F_ARRIVE, seq);
+            nsm_reduce_slots(s, s->result, 0, count, bytes, type, op);
+            PMPI_Allreduce(MPI_IN_PLACE, s->result, count, type, op, s->leaders);
+            nsm_store(NSM_RELEASE(s), seq);
+        } else {
+            nsm_wait_ge(s, NSM_RELEASE(s), seq);
+        }
+        memcpy(recvbuf, s->result, bytes);
+        nsm_store(&NSM_MY(s)->done, seq);
+        return MPI_SUCCESS;
+    }
+
     /* each node rank reduces one chunk over all slots, in node rank order */
     int chunk = (count + s->node_size - 1) / s->node_size;
     int first = s->node_rank * chunk;
@@ -31,9 +70,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     if (n > 0) {
         size_t off = (size_t)first * (size_t)extent, len = (size_t)n * (size_t)extent;
         nsm_wait_all(s, NSM_F_ARRIVE, seq);
-        memcpy(s->result + off, s->slots + off, len);
-        for (int j = 1; j < s->node_size; j++)
-            PMPI_Reduce_local(s->slots + (size_t)j * s->slot_bytes + off, s->result + off, n, type, op);
+        nsm_reduce_slots(s, s->result + off, off, n, len, type, op);
     }
     nsm_store(&NSM_MY(s)->reduced, seq);
     if (s->n_nodes == 1) {

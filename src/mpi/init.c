@@ -4,6 +4,7 @@
 #endif
 #include "mpi/nsmpi.h"
 #include "mpi/nsmpi_config.h"
+#include "core/tuning.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -28,7 +29,7 @@ static void nsm_bad_env(const char *name, const char *value)
 
 static size_t nsm_env_size(const char *name, size_t fallback)
 {
-    const char *v = getenv(name);
+    const char *v = nodeshm_getenv(name);
     if (!v) return fallback;
     char *end;
     errno = 0;
@@ -46,7 +47,7 @@ static size_t nsm_env_size(const char *name, size_t fallback)
 
 static long nsm_env_long(const char *name, long fallback, long lo, long hi)
 {
-    const char *v = getenv(name);
+    const char *v = nodeshm_getenv(name);
     if (!v) return fallback;
     char *end;
     errno = 0;
@@ -58,6 +59,11 @@ static long nsm_env_long(const char *name, long fallback, long lo, long hi)
 void nsm_load_config(void)
 {
     if (nsm_cfg.loaded) return;
+    const char *bad_file = nodeshm_tuning_error(); /* settings may come from a tuning file */
+    if (bad_file) {
+        fprintf(stderr, "nodeshm_mpi: MPI_Init: %s\n", bad_file);
+        exit(1);
+    }
     static const char *names[NSM_OP_COUNT] = {
 #define NSM_OP_NAME(id, name, dflt) #name,
         NSM_OPS(NSM_OP_NAME)
@@ -68,7 +74,7 @@ void nsm_load_config(void)
         NSM_OPS(NSM_OP_DEFAULT)
 #undef NSM_OP_DEFAULT
     };
-    const char *dis = getenv("NODESHM_MPI_DISABLE");
+    const char *dis = nodeshm_getenv("NODESHM_MPI_DISABLE");
     if (dis) {
         char *copy = strdup(dis), *save = NULL;
         for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
@@ -85,6 +91,21 @@ void nsm_load_config(void)
         snprintf(var, sizeof var, "NODESHM_MPI_%s_MAX", names[i]);
         for (char *c = var; *c; c++) *c = (char)toupper((unsigned char)*c);
         nsm_cfg.max[i] = nsm_env_size(var, defaults[i]);
+    }
+    /* lower bounds: only the ops of NSM_OP_MINS have one */
+    for (int i = 0; i < NSM_OP_COUNT; i++) nsm_cfg.min[i] = (size_t)-1;
+#define NSM_OP_MIN_DEFAULT(id, dflt) nsm_cfg.min[NSM_OP_##id] = (dflt);
+    NSM_OP_MINS(NSM_OP_MIN_DEFAULT)
+#undef NSM_OP_MIN_DEFAULT
+    for (int i = 0; i < NSM_OP_COUNT; i++) {
+        if (nsm_cfg.min[i] == (size_t)-1) {
+            nsm_cfg.min[i] = 0;
+            continue;
+        }
+        char var[64];
+        snprintf(var, sizeof var, "NODESHM_MPI_%s_MIN", names[i]);
+        for (char *c = var; *c; c++) *c = (char)toupper((unsigned char)*c);
+        nsm_cfg.min[i] = nsm_env_size(var, nsm_cfg.min[i]);
     }
     nsm_cfg.stage_max = nsm_env_size("NODESHM_MPI_STAGE_MAX", NSM_DEFAULT_STAGE_MAX);
     nsm_cfg.pes_per_node = (int)nsm_env_long("NODESHM_PES_PER_NODE", 0, 1, 1L << 20);

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 nsm_config_t nsm_cfg;
@@ -83,10 +84,22 @@ static int nsm_delete_fn(MPI_Comm comm, int keyval, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
+/* Threads (MPI_THREAD_MULTIPLE) may look at the keyval while it is made: callers hold nsm_lock
+ * or run before any thread exists (MPI_Init); readers load it atomically. */
 void nsm_setup_keyval(void)
 {
-    if (nsm_keyval == MPI_KEYVAL_INVALID)
-        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, nsm_delete_fn, &nsm_keyval, NULL);
+    if (__atomic_load_n(&nsm_keyval, __ATOMIC_ACQUIRE) != MPI_KEYVAL_INVALID) return;
+    int kv;
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, nsm_delete_fn, &kv, NULL);
+    __atomic_store_n(&nsm_keyval, kv, __ATOMIC_RELEASE);
+}
+
+static uint64_t nsm_mix(uint64_t x) /* splitmix64 */
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
 }
 
 static int nsm_cmp_id_desc(const void *a, const void *b)
@@ -113,6 +126,13 @@ void nsm_finalize_states(void)
 
 static size_t nsm_round(size_t x) { return (x + NSM_LINE - 1) / NSM_LINE * NSM_LINE; }
 
+/* A slot's share of the stage cap (one-node alltoall matrices grow with size^2). */
+static size_t nsm_a2a_bytes(const nsm_state_t *s, size_t want)
+{
+    size_t cap = nsm_cfg.stage_max / (size_t)s->node_size;
+    return want < cap ? want : cap;
+}
+
 /* Shared buffer sizes: the largest need of any accelerated op.  result: one message for all
  * ranks of the node; slots: one per node rank; stage: the leaders' staging between nodes.  Each
  * op adds its own lines here (switched-off ops need nothing). */
@@ -129,6 +149,27 @@ static void nsm_size_buffers(nsm_state_t *s)
     NSM_NEED(slot, nsm_op_max(NSM_OP_ALLREDUCE));
     NSM_NEED(slot, nsm_op_max(NSM_OP_GATHER));
     if (s->n_nodes > 1) NSM_NEED(stage, (size_t)s->size * nsm_op_max(NSM_OP_GATHER));
+    /* gatherv, scatterv: one node only (between nodes: the MPI library), blocks above the
+     * threshold go point to point; scatter, allgather(v): between nodes in the stage */
+    if (s->n_nodes == 1) NSM_NEED(slot, nsm_op_max(NSM_OP_GATHERV));
+    if (s->n_nodes == 1) NSM_NEED(slot, nsm_op_max(NSM_OP_SCATTERV));
+    if (s->n_nodes == 1) NSM_NEED(slot, nsm_op_max(NSM_OP_SCATTER));
+    else NSM_NEED(stage, (size_t)s->size * nsm_op_max(NSM_OP_SCATTER));
+    if (s->n_nodes == 1) NSM_NEED(slot, nsm_op_max(NSM_OP_ALLGATHER));
+    else NSM_NEED(stage, (size_t)s->size * nsm_op_max(NSM_OP_ALLGATHER));
+    if (s->n_nodes == 1) NSM_NEED(slot, nsm_op_max(NSM_OP_ALLGATHERV));
+    else NSM_NEED(stage, (size_t)s->size * nsm_op_max(NSM_OP_ALLGATHERV));
+    NSM_NEED(result, nsm_op_max(NSM_OP_REDUCE));
+    NSM_NEED(slot, nsm_op_max(NSM_OP_REDUCE));
+    NSM_NEED(result, nsm_op_max(NSM_OP_REDUCE_SCATTER_BLOCK));
+    NSM_NEED(slot, nsm_op_max(NSM_OP_REDUCE_SCATTER_BLOCK));
+    /* alltoall(v): a size x size matrix of blocks (slots on one node, capped like the stage),
+     * or the leaders' stage holding what the node sends and receives; alltoallv's votes */
+    if (s->n_nodes == 1) NSM_NEED(slot, nsm_a2a_bytes(s, (size_t)s->size * nsm_op_max(NSM_OP_ALLTOALL)));
+    else NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * nsm_op_max(NSM_OP_ALLTOALL));
+    if (s->n_nodes == 1) NSM_NEED(slot, nsm_a2a_bytes(s, (size_t)s->size * nsm_op_max(NSM_OP_ALLTOALLV)));
+    else NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * nsm_op_max(NSM_OP_ALLTOALLV));
+    if (nsm_op_max(NSM_OP_ALLTOALLV)) NSM_NEED(result, ((size_t)s->max_node_size + 1) * NSM_LINE);
 #undef NSM_NEED
     s->result_bytes = nsm_round(result);
     s->slot_bytes = nsm_round(slot);
@@ -167,10 +208,18 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
     s->my_node = node_info[0];
     s->n_nodes = node_info[1];
 
-    long agree[2] = {nsm_counter + 1, s->node_size}, agreed[2];
-    PMPI_Allreduce(agree, agreed, 2, MPI_LONG, MPI_MAX, comm);
-    s->id = nsm_counter = agreed[0];
+    /* The id orders the frees at MPI_Finalize, so it must be the same on every rank and differ
+     * between communicators.  Threads may create states of two communicators at once (both
+     * reading the same counter): a random tag, agreed like the count, breaks the tie. */
+    long tag = (long)(nsm_mix((uint64_t)(uintptr_t)s ^ ((uint64_t)getpid() << 32) ^ (uint64_t)clock()) >> 33);
+    long agree[3] = {__atomic_load_n(&nsm_counter, __ATOMIC_RELAXED) + 1, s->node_size, tag}, agreed[3];
+    PMPI_Allreduce(agree, agreed, 3, MPI_LONG, MPI_MAX, comm);
+    s->id = agreed[0] << 31 | agreed[2];
     s->max_node_size = (int)agreed[1];
+    long seen = __atomic_load_n(&nsm_counter, __ATOMIC_RELAXED); /* keep the largest count */
+    while (seen < agreed[0] &&
+           !__atomic_compare_exchange_n(&nsm_counter, &seen, agreed[0], 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
 
     s->node_of = malloc(sizeof(int) * (size_t)s->size);
     s->stage_index = malloc(sizeof(int) * (size_t)s->size);
@@ -229,7 +278,11 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
 nsm_state_t *nsm_get_state(MPI_Comm comm)
 {
     int flag, inter, size;
-    if (!nsm_cfg.loaded) nsm_load_config();
+    if (!__atomic_load_n(&nsm_cfg.loaded, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&nsm_lock);
+        nsm_load_config();
+        pthread_mutex_unlock(&nsm_lock);
+    }
     if (comm == MPI_COMM_NULL || nsm_cfg.all_off) return NULL;
     PMPI_Initialized(&flag);
     if (!flag) return NULL;
@@ -238,11 +291,16 @@ nsm_state_t *nsm_get_state(MPI_Comm comm)
     if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return NULL;
     PMPI_Comm_size(comm, &size);
     if (size < 2) return NULL;
-    if (nsm_keyval == MPI_KEYVAL_INVALID) {
+    if (__atomic_load_n(&nsm_keyval, __ATOMIC_ACQUIRE) == MPI_KEYVAL_INVALID) {
         pthread_mutex_lock(&nsm_lock);
         nsm_setup_keyval();
         pthread_mutex_unlock(&nsm_lock);
     }
+    /* No lock from here on: a collective must not wait for a lock that another thread holds
+     * while it waits in a collective of its own (on another rank the order may be reversed).
+     * MPI forbids concurrent collectives on one communicator, so one comm's state is made by
+     * one thread; states of different comms are independent but for the list (nsm_lock) and
+     * the id counter (atomic). */
     nsm_state_t *s;
     PMPI_Comm_get_attr(comm, nsm_keyval, &s, &flag);
     if (flag) return s->active ? s : NULL;

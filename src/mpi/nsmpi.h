@@ -14,6 +14,7 @@
 #include <mpi.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define NSM_LINE 64
@@ -88,6 +89,13 @@ void nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v);
 uint64_t nsm_begin(nsm_state_t *s);
 /* Counts an accelerated call that does not go through nsm_begin (nodeshm_mpi_accelerated). */
 void nsm_count_accelerated(void);
+/* nsm_begin for a rank that writes no shared buffer in this operation (it only reads, or moves
+ * its data point to point): nothing of the previous one can be overwritten, so it need not wait. */
+static inline uint64_t nsm_begin_reader(nsm_state_t *s)
+{
+    nsm_count_accelerated();
+    return ++s->seq;
+}
 
 /* ---- datatypes */
 /* Bytes of `count` elements of `type` in packed form; -1 if unusable (negative, overflow). */
@@ -97,7 +105,32 @@ int nsm_is_dense(MPI_Datatype type);  /* predefined and contiguous: memcpy gives
 /* Packed form of (src, count, type) into dst (bytes), and back. */
 void nsm_pack(void *dst, size_t bytes, const void *src, int count, MPI_Datatype type, MPI_Comm comm);
 void nsm_unpack(void *dst, int count, MPI_Datatype type, const void *src, size_t bytes, MPI_Comm comm);
+/* A rank's own block from (src, scount, stype) to (dst, rcount, rtype), same signature (`bytes`):
+ * one pack or unpack when either side is dense, else the MPI library copies it. */
+static inline void nsm_copy(void *dst, int rcount, MPI_Datatype rtype, const void *src, int scount,
+                            MPI_Datatype stype, size_t bytes, MPI_Comm comm)
+{
+    if (!bytes) return;
+    if (nsm_is_dense(rtype))
+        nsm_pack(dst, bytes, src, scount, stype, comm);
+    else if (nsm_is_dense(stype))
+        nsm_unpack(dst, rcount, rtype, src, bytes, comm);
+    else
+        PMPI_Sendrecv(src, scount, stype, 0, 0, dst, rcount, rtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+}
+/* Bad arguments seen by one rank only, once its peers may be on the shared-memory path already
+ * (they would wait forever if it went to the MPI library alone): report, abort the job. */
+static inline int nsm_bad_arg(MPI_Comm comm, const char *call, const char *what, long long value)
+{
+    fprintf(stderr, "nodeshm_mpi: %s: bad %s %lld\n", call, what, value);
+    PMPI_Abort(comm, 1);
+    return MPI_ERR_ARG;
+}
 /* A predefined reduction op (MPI_SUM ... MPI_MINLOC): PMPI_Reduce_local can apply it. */
 int nsm_op_ok(MPI_Op op);
+/* dst = slot 0 op slot 1 op ... in node rank order, over the n elements (len bytes) at byte
+ * offset off of every slot: the same bits on every rank that calls it (allreduce.c). */
+void nsm_reduce_slots(const nsm_state_t *s, void *dst, size_t off, int n, size_t len, MPI_Datatype type,
+                      MPI_Op op);
 
 #endif

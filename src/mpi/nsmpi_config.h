@@ -4,6 +4,8 @@
  *   NODESHM_MPI_DISABLE=barrier,bcast,... | all     ops left to the MPI library
  *   NODESHM_MPI_<OP>_MAX                           largest message accelerated (bytes, k/m suffix;
  *                                                  what "message" means is said per op below)
+ *   NODESHM_MPI_<OP>_MIN                           smallest message accelerated, for the ops of
+ *                                                  NSM_OP_MINS
  *   NODESHM_MPI_STAGE_MAX                          between nodes: leaders' staging bytes cap
  *   NODESHM_PES_PER_NODE, NODESHM_SPIN_COUNT       as for the OpenSHMEM side
  * Every rank must see the same values (mpiexec passes the environment to all). */
@@ -18,16 +20,27 @@
     X(BARRIER, barrier, 0)                     /* no size */                                      \
     X(BCAST, bcast, 0)                         /* message bytes; off: see bcast.c */               \
     X(GATHER, gather, 32 * 1024)               /* bytes per rank */                                \
-    X(GATHERV, gatherv, 0)                     /* largest bytes from one rank */                   \
-    X(SCATTER, scatter, 0)                     /* bytes per rank */                                \
-    X(SCATTERV, scatterv, 0)                   /* largest bytes to one rank */                     \
-    X(ALLGATHER, allgather, 0)                 /* bytes per rank */                                \
-    X(ALLGATHERV, allgatherv, 0)               /* largest bytes from one rank */                   \
-    X(REDUCE, reduce, 0)                       /* message bytes */                                 \
+    X(GATHERV, gatherv, 0)                     /* bytes of one rank's block; off: see gatherv.c */ \
+    X(SCATTER, scatter, 0)                     /* bytes per rank; off: see scatter.c */            \
+    X(SCATTERV, scatterv, 0)                   /* bytes of one rank's block; off: see scatter.c */ \
+    X(ALLGATHER, allgather, 8 * 1024)          /* bytes per rank; and _MIN (allgather.c) */        \
+    X(ALLGATHERV, allgatherv, 8 * 1024)        /* largest block; and _MIN (allgather.c) */         \
+    X(REDUCE, reduce, 4 * 1024)                /* message bytes; and _MIN below (reduce.c) */      \
     X(ALLREDUCE, allreduce, 128 * 1024)        /* message bytes */                                 \
-    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, 0) /* bytes of the whole vector */              \
-    X(ALLTOALL, alltoall, 0)                   /* bytes per rank pair */                           \
-    X(ALLTOALLV, alltoallv, 0)                 /* largest bytes of one rank pair */
+    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, 64 * 1024) /* whole vector (reduce_scatter_block.c) */ \
+    X(ALLTOALL, alltoall, 4 * 1024)            /* bytes per rank pair (alltoall.c) */              \
+    X(ALLTOALLV, alltoallv, 4 * 1024)          /* largest bytes of one rank pair (alltoall.c) */
+
+/* X(ID, default NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX): the smallest message
+ * accelerated, for ops whose MPI library is measured faster at small sizes; ops not listed: 0.
+ * Only ops whose message size all ranks know can use one (see each op's file). */
+#define NSM_OP_MINS(X)                                                                             \
+    X(GATHERV, 0)                      /* per block: smaller ones go point to point */            \
+    X(SCATTER, 0)                                                                                  \
+    X(SCATTERV, 0)                     /* per block: smaller ones go point to point */            \
+    X(ALLGATHER, 4 * 1024)                                                                         \
+    X(ALLGATHERV, 4 * 1024)                                                                        \
+    X(REDUCE, 512)                     /* Open MPI's small reduce pipelines: see reduce.c */
 
 enum {
 #define NSM_OP_ID(id, name, dflt) NSM_OP_##id,
@@ -39,6 +52,7 @@ enum {
 typedef struct nsm_config {
     int off[NSM_OP_COUNT];
     size_t max[NSM_OP_COUNT]; /* NODESHM_MPI_<OP>_MAX */
+    size_t min[NSM_OP_COUNT]; /* NODESHM_MPI_<OP>_MIN (NSM_OP_MINS) */
     int all_off;
     size_t stage_max;
     int pes_per_node;   /* 0: physical nodes */
@@ -53,5 +67,7 @@ void nsm_finalize_states(void);
 
 /* An op's threshold, or 0 when it is switched off: the one test every op makes first. */
 static inline size_t nsm_op_max(int op) { return nsm_cfg.off[op] ? 0 : nsm_cfg.max[op]; }
+/* An op's lower bound: smaller messages go to the MPI library. */
+static inline size_t nsm_op_min(int op) { return nsm_cfg.min[op]; }
 
 #endif
