@@ -12,12 +12,16 @@
  *   if (node_rank == 0) fill(table);
  *   nodeshm_shared_sync(h);                                 // now every node rank reads it
  *
+ * Producer/consumer data (one rank reads what the others write, step after step) needs no
+ * barrier: see nodeshm_shared_publish below.
+ *
  * All functions return MPI_SUCCESS or an MPI error code. */
 #ifndef NODESHM_H
 #define NODESHM_H
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,8 +48,50 @@ int nodeshm_shared_node_info(nodeshm_shared_t h, int *node_rank, int *node_size,
 
 /* Collective over the ranks of my node (every rank of comm calls it, each node syncs
  * separately): stores any rank of the node made before the call are visible to all ranks of
- * the node after it.  A barrier and a full memory fence; it does not order other nodes. */
+ * the node after it.  A barrier and a full memory fence; it does not order other nodes.  Every
+ * rank waits for the slowest: where one rank consumes what others produce, the signals below
+ * cost less. */
 int nodeshm_shared_sync(nodeshm_shared_t h);
+
+/* ---- Producer/consumer signals: lighter than nodeshm_shared_sync.
+ *
+ * Every rank of a node owns two counters in node-shared memory, `ready` and `done`, that only it
+ * advances.  An epoch is any number >= 1 that grows with each call of the same kind by the same
+ * rank (e.g. step + 1); nothing is collective, and a rank waits only for the ranks it reads from.
+ *
+ *   nodeshm_shared_publish(h, e)    my stores made before the call are visible to any rank of my
+ *                                   node that then waits for epoch e from me (release)
+ *   nodeshm_shared_wait(h, r, e)    waits until rank r (of the allocating comm, on my node) has
+ *                                   published >= e; r = NODESHM_ALL_RANKS: every rank of my node.
+ *                                   After it, their published stores are visible (acquire).
+ *   nodeshm_shared_release(h, e)    I have finished reading the data of epoch e: its writers may
+ *                                   overwrite it
+ *   nodeshm_shared_wait_released(h, r, e)   waits until rank r (or all) released >= e
+ *
+ * The seed pattern (bench/mpi_seed_gather.c): every rank writes its part in one of two halves,
+ * rank 0 reads all of them.
+ *
+ *   for (uint64_t e = 1; e <= steps; e++) {
+ *       if (e > 2) nodeshm_shared_wait_released(h, 0, e - 2); // rank 0 is done with this half
+ *       write(half[e & 1]);
+ *       nodeshm_shared_publish(h, e);
+ *       if (rank == 0) {
+ *           nodeshm_shared_wait(h, NODESHM_ALL_RANKS, e);       // everybody's half e is there
+ *           read(all halves[e & 1]);
+ *           nodeshm_shared_release(h, e);
+ *       }
+ *   }
+ *
+ * A waiting rank spins briefly, yields the core a few times, then sleeps in the kernel (futex)
+ * until a rank it may be waiting for signals: with more ranks than cores the rank it waits for
+ * gets the core, and signals cost one atomic load when nobody sleeps.  Errors (MPI_ERR_ARG,
+ * MPI_ERR_RANK, message on stderr naming the call and the value): an epoch not above the
+ * caller's previous one of the same kind; r not on my node. */
+#define NODESHM_ALL_RANKS (-1)
+int nodeshm_shared_publish(nodeshm_shared_t h, uint64_t epoch);
+int nodeshm_shared_wait(nodeshm_shared_t h, int rank, uint64_t epoch);
+int nodeshm_shared_release(nodeshm_shared_t h, uint64_t epoch);
+int nodeshm_shared_wait_released(nodeshm_shared_t h, int rank, uint64_t epoch);
 
 /* Collective calls libnodeshm_mpi has run itself (not handed to the MPI library) in this
  * process so far: tells whether the interposer is active. */
