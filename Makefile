@@ -59,7 +59,10 @@ $(BUILD)/.configured: $(MPI_STAMP)
 test: all
 	cd $(BUILD) && $(WITH_MPI) ctest --output-on-failure -j $(JOBS) --timeout 300 $(CTEST_ARGS)
 
+# The report's plots need matplotlib: tools/bootstrap-py.sh puts it in .deps/py (best effort:
+# without it the report has no plots and says so), which nodeshm-bench uses when present.
 bench: all
+	-tools/bootstrap-py.sh >/dev/null
 	$(WITH_MPI) tools/run-bench.sh $(BUILD)
 
 # Wrappers and RPATHs embed the prefix, so PREFIX reconfigures before install.

@@ -1,9 +1,14 @@
-/* nodeshm benchmarks: timing and statistics. */
+/* nodeshm benchmarks: timing, statistics and the command line / output contract. */
 #include "bench_util.h"
 
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 double bench_now(void)
 {
@@ -22,6 +27,29 @@ double bench_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+bench_stats_t bench_stats(double *v, int n)
+{
+    bench_stats_t s = {0, 0, 0};
+    if (n <= 0) return s;
+    s.median = bench_median(v, n); /* sorted now */
+    s.min = v[0];
+    s.max = v[n - 1];
+    return s;
+}
+
+void bench_wait_ge(const uint64_t *flag, uint64_t value)
+{
+    for (unsigned spins = 0; __atomic_load_n(flag, __ATOMIC_ACQUIRE) < value; spins++) {
+        if (spins < 2000) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            sched_yield();
+        }
+    }
 }
 
 int bench_quick(void)
@@ -49,4 +77,146 @@ void bench_fmt_size(size_t s, char *out)
     if (s >= (1u << 20)) sprintf(out, "%zuM", s >> 20);
     else if (s >= 1024) sprintf(out, "%zuK", s >> 10);
     else sprintf(out, "%zu", s);
+}
+
+/* --- command line ---------------------------------------------------------------------------- */
+
+/* a byte count with an optional k/m/g suffix (powers of 1024), as OSU's -m takes plain bytes */
+static int parse_bytes(const char *t, size_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!t || !*t || *t == '-') return -1;
+    unsigned long long v = strtoull(t, &end, 10);
+    if (end == t || errno) return -1;
+    int shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end || v > (~0ull >> shift)) return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
+static int parse_count(const char *t, long min, long *out)
+{
+    char *end;
+    errno = 0;
+    if (!t || !*t) return -1;
+    long v = strtol(t, &end, 10);
+    if (end == t || *end || errno || v < min) return -1;
+    *out = v;
+    return 0;
+}
+
+int bench_parse(int argc, char **argv, const char *prog, int rank, bench_opts_t *o,
+                int (*extra)(const char *arg, const char *next, void *user), void *user,
+                const char *usage)
+{
+    memset(o, 0, sizeof *o);
+    o->warmup = -1;
+    const char *bad = NULL, *why = "unknown option";
+    for (int i = 1; i < argc && !bad; i++) {
+        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--csv")) o->csv = 1;
+        else if (!strcmp(a, "-f")) o->full = 1;
+        else if (!strcmp(a, "-m")) {
+            char buf[64];
+            if (!next || strlen(next) >= sizeof buf) { bad = a; why = "needs [min:]max bytes"; break; }
+            strcpy(buf, next);
+            char *colon = strchr(buf, ':');
+            size_t lo = 0, hi = 0;
+            if (colon) *colon = 0;
+            if ((colon && parse_bytes(buf, &lo)) || parse_bytes(colon ? colon + 1 : buf, &hi) ||
+                hi == 0 || lo > hi) {
+                bad = next;
+                why = "-m needs [min:]max bytes, 0 < min <= max (k/m/g suffixes)";
+                break;
+            }
+            o->min_size = lo;
+            o->max_size = hi;
+            i++;
+        } else if (!strcmp(a, "-i") || !strcmp(a, "-x")) {
+            long v;
+            if (parse_count(next, !strcmp(a, "-i") ? 1 : 0, &v)) {
+                bad = next ? next : a;
+                why = !strcmp(a, "-i") ? "-i needs iterations >= 1" : "-x needs warm-up iterations >= 0";
+                break;
+            }
+            if (!strcmp(a, "-i")) o->iters = v;
+            else o->warmup = v;
+            i++;
+        } else {
+            int used = extra ? extra(a, next, user) : 0;
+            if (used <= 0) { bad = a; break; }
+            i += used - 1;
+        }
+    }
+    if (!bad) return 0;
+    if (rank == 0)
+        fprintf(stderr, "%s: %s: '%s'\nusage: %s [-m [min:]max] [-i iters] [-x warmup] [-f] "
+                "[--csv]%s%s\n", prog, why, bad, prog, usage ? " " : "", usage ? usage : "");
+    return 2;
+}
+
+void bench_range(const bench_opts_t *o, size_t dmin, size_t dmax, size_t quick_max, size_t lo,
+                 size_t hi, size_t *min, size_t *max)
+{
+    size_t a = dmin, b = bench_quick() && quick_max < dmax ? quick_max : dmax;
+    if (o->max_size) {
+        b = o->max_size;
+        a = o->min_size ? o->min_size : (dmin < b ? dmin : b);
+    }
+    if (b > hi) b = hi;
+    if (a < lo) a = lo;
+    if (a > b) a = b;
+    *min = a;
+    *max = b;
+}
+
+long bench_iters_opt(const bench_opts_t *o, long normal)
+{
+    return o->iters > 0 ? o->iters : bench_iters(normal);
+}
+
+long bench_warmup(const bench_opts_t *o, long normal)
+{
+    if (o->warmup >= 0) return o->warmup;
+    long n = bench_quick() ? normal / 10 : normal;
+    return n > 0 ? n : 1;
+}
+
+/* --- output ---------------------------------------------------------------------------------- */
+
+void bench_csv_header(void)
+{
+    printf("test,mechanism,bytes,param,pes,median_us,min_us,max_us,mbps\n");
+    fflush(stdout);
+}
+
+void bench_row(const char *test, const char *mech, size_t bytes, const char *param, int pes,
+               bench_stats_t s)
+{
+    double mbps = bytes && s.median > 0 ? (double)bytes / s.median / 1e6 : 0;
+    printf("%s,%s,%zu,%s,%d,%.4f,%.4f,%.4f,%.2f\n", test, mech, bytes, param ? param : "0", pes,
+           s.median * 1e6, s.min * 1e6, s.max * 1e6, mbps);
+    fflush(stdout);
+}
+
+void bench_note(const char *prog, const char *fmt, ...)
+{
+    char msg[512];
+    int n = snprintf(msg, sizeof msg, "%s: ", prog);
+    if (n < 0 || n >= (int)sizeof msg) n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + n, sizeof msg - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(msg);
+    msg[len++] = '\n';
+    ssize_t w = write(STDERR_FILENO, msg, len);
+    (void)w;
 }

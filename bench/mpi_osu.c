@@ -51,7 +51,82 @@ static void run_gather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
 
 /* ---- gather/scatter family (gatherv, scatter, scatterv, allgather, allgatherv): add here */
 
+/* v-variants with uniform counts, like osu_gatherv & co: bytes per rank, rank order */
+static void uniform_v(bufs_t *b, int bytes)
+{
+    for (int r = 0; r < b->size; r++) {
+        b->counts[r] = bytes;
+        b->displs[r] = r * bytes;
+    }
+}
+
+static void run_gatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    uniform_v(b, bytes);
+    pmpi ? PMPI_Gatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, 0, comm)
+         : MPI_Gatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, 0, comm);
+}
+
+static void run_scatter(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    pmpi ? PMPI_Scatter(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm)
+         : MPI_Scatter(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm);
+}
+
+static void run_scatterv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    uniform_v(b, bytes);
+    pmpi ? PMPI_Scatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm)
+         : MPI_Scatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm);
+}
+
+static void run_allgather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    pmpi ? PMPI_Allgather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm)
+         : MPI_Allgather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm);
+}
+
+static void run_allgatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    uniform_v(b, bytes);
+    pmpi ? PMPI_Allgatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm)
+         : MPI_Allgatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm);
+}
+
 /* ---- reduce/alltoall family (reduce, reduce_scatter_block, alltoall, alltoallv): add here */
+
+static void run_reduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    int n = bytes / 8;
+    pmpi ? PMPI_Reduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, 0, comm)
+         : MPI_Reduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, 0, comm);
+}
+
+/* bytes: the whole vector (as osu_reduce_scatter counts it), bytes / size per rank */
+static void run_reduce_scatter_block(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    int n = bytes / 8 / b->size;
+    pmpi ? PMPI_Reduce_scatter_block(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm)
+         : MPI_Reduce_scatter_block(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm);
+}
+
+/* bytes per rank pair */
+static void run_alltoall(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    pmpi ? PMPI_Alltoall(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm)
+         : MPI_Alltoall(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm);
+}
+
+/* uniform counts, like osu_alltoallv: bytes per rank pair */
+static void run_alltoallv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    for (int r = 0; r < b->size; r++) {
+        b->counts[r] = bytes;
+        b->displs[r] = r * bytes;
+    }
+    pmpi ? PMPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm)
+         : MPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm);
+}
 
 typedef struct op_desc {
     const char *name;
@@ -65,8 +140,17 @@ static const op_desc_t ops[] = {
     {"bcast", run_bcast, 1, 1},
     {"gather", run_gather, 1, 1},
     /* gather/scatter family rows */
+    {"gatherv", run_gatherv, 1, 1},
+    {"scatter", run_scatter, 1, 1},
+    {"scatterv", run_scatterv, 1, 1},
+    {"allgather", run_allgather, 1, 1},
+    {"allgatherv", run_allgatherv, 1, 1},
     {"allreduce", run_allreduce, 1, 8},
     /* reduce/alltoall family rows */
+    {"reduce", run_reduce, 1, 8},
+    {"reduce_scatter_block", run_reduce_scatter_block, 1, 64}, /* 8 ranks x 1 double */
+    {"alltoall", run_alltoall, 1, 1},
+    {"alltoallv", run_alltoallv, 1, 1},
 };
 #define NOPS (int)(sizeof ops / sizeof *ops)
 

@@ -1,101 +1,243 @@
 /* The seed scenario of libnodeshm_mpi: every rank contributes 10,000 doubles per step, rank 0
- * validates all of them, 512 steps.  Measured in the same run:
- *   MPI_Gather   - the MPI library's gather (PMPI_Gather: the interposer is bypassed)
- *   node-shared  - nodeshm.h: each rank writes its values straight into its part of a node-shared
- *                  region (two halves, alternating steps), one nodeshm_shared_sync per step, and
- *                  rank 0 validates them in place: no copy at all.
- * Needs all ranks on one node (rank 0 reads everything in place).  Prints median time per step
- * and the speedup.  Usage: mpi_seed_gather [doubles_per_rank [steps]] */
+ * validates all of them, 512 steps.  Measured in the same run, repetitions alternating:
+ *   mpi_lib       MPI_Gather of the MPI library (PMPI_Gather: the interposer is bypassed), then
+ *                 rank 0 validates the gathered copy
+ *   nodeshm       nodeshm.h: each rank writes its values straight into its part of a node-shared
+ *                 region (a ring of `depth` buffers, default 2: halves used in alternate steps)
+ *                 and publishes the step; rank 0 waits for all, validates them in place (no copy
+ *                 at all) and releases the step; a writer waits only for rank 0's release of
+ *                 the buffer it is about to overwrite
+ *   nodeshm_sync  the same data in two halves, but one nodeshm_shared_sync (a node barrier) per
+ *                 step
+ * Needs all ranks on one node (rank 0 reads everything in place).  Time per step: each
+ * repetition runs all steps, max over ranks; median (min, max) over repetitions.
+ *
+ * Usage: mpi_seed_gather [-m bytes_per_rank] [-i steps] [-x warmup_steps] [-f] [--csv]
+ *                        [-r repetitions] [-d depth] [-o mpi_lib,nodeshm,nodeshm_sync]
+ * Defaults: 80000 bytes (10,000 doubles), 512 steps, 5 repetitions (NODESHM_BENCH_REPS);
+ * NODESHM_BENCH_QUICK=1: 1000 doubles, 16 steps, 3 repetitions.
+ * CSV rows: test seed_gather, bytes = bytes per rank, param = steps. */
+#include "bench_util.h"
 #include "nodeshm.h"
 
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-static double value(int step, int rank, int i) { return (double)(((long)step * 131 + rank) * 10007L + i); }
+static const char *prog = "mpi_seed_gather";
 
-static long validate(const double *v, int step, int rank, int n)
+static double value(long step, int rank, int i) { return (double)((step * 131 + rank) * 10007L + i); }
+
+static long validate(const double *v, long step, int rank, int n)
 {
     long bad = 0;
     for (int i = 0; i < n; i++) bad += v[i] != value(step, rank, i);
     return bad;
 }
 
-static int cmp(const void *a, const void *b)
+static void fill(double *v, long step, int rank, int n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    for (int i = 0; i < n; i++) v[i] = value(step, rank, i);
+}
+
+typedef struct run {
+    int rank, size, n;
+    nodeshm_shared_t h;
+    int depth;           /* nodeshm: buffers per rank in the node-shared region (-d) */
+    double **peer;       /* [size] each rank's `depth` buffers in the node-shared region */
+    double *local, *all; /* mpi_lib: my block, rank 0's gathered copy */
+    uint64_t epoch;      /* nodeshm: epochs grow across repetitions */
+    long bad;
+} run_t;
+
+/* `steps` steps starting at step number `first` with one mechanism. */
+static void steps_mpi_lib(run_t *r, long first, long steps)
+{
+    for (long s = first; s < first + steps; s++) {
+        fill(r->local, s, r->rank, r->n);
+        PMPI_Gather(r->local, r->n, MPI_DOUBLE, r->all, r->n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (r->rank == 0)
+            for (int q = 0; q < r->size; q++) r->bad += validate(r->all + (size_t)q * r->n, s, q, r->n);
+    }
+}
+
+static void steps_nodeshm(run_t *r, long first, long steps)
+{
+    for (long s = first; s < first + steps; s++) {
+        uint64_t e = ++r->epoch;
+        int half = (int)(e % (uint64_t)r->depth);
+        if (e > (uint64_t)r->depth) /* rank 0 has read what this buffer held */
+            nodeshm_shared_wait_released(r->h, 0, e - (uint64_t)r->depth);
+        fill(r->peer[r->rank] + (size_t)half * r->n, s, r->rank, r->n);
+        nodeshm_shared_publish(r->h, e);
+        if (r->rank == 0) {
+            nodeshm_shared_wait(r->h, NODESHM_ALL_RANKS, e);
+            for (int q = 0; q < r->size; q++) r->bad += validate(r->peer[q] + (size_t)half * r->n, s, q, r->n);
+            nodeshm_shared_release(r->h, e);
+        }
+    }
+    nodeshm_shared_wait_released(r->h, 0, r->epoch); /* the repetition ends when rank 0 is done */
+}
+
+static void steps_nodeshm_sync(run_t *r, long first, long steps)
+{
+    for (long s = first; s < first + steps; s++) {
+        int half = (int)(s & 1);
+        fill(r->peer[r->rank] + (size_t)half * r->n, s, r->rank, r->n);
+        nodeshm_shared_sync(r->h); /* also: rank 0 is done with step s-2's half */
+        if (r->rank == 0)
+            for (int q = 0; q < r->size; q++) r->bad += validate(r->peer[q] + (size_t)half * r->n, s, q, r->n);
+    }
+    nodeshm_shared_sync(r->h);
+}
+
+typedef struct mech {
+    const char *name, *label;
+    void (*fn)(run_t *, long, long);
+} mech_t;
+
+static const mech_t mechs[] = {
+    {"mpi_lib", "MPI_Gather (MPI library)", steps_mpi_lib},
+    {"nodeshm", "node-shared, publish/wait", steps_nodeshm},
+    {"nodeshm_sync", "node-shared, sync per step", steps_nodeshm_sync},
+};
+#define NMECH (int)(sizeof mechs / sizeof *mechs)
+
+typedef struct extra_opts {
+    int reps, depth;
+    const char *only;
+} extra_opts_t;
+
+static int extra(const char *arg, const char *next, void *user)
+{
+    extra_opts_t *x = user;
+    if (!strcmp(arg, "-r") && next && atoi(next) > 0) {
+        x->reps = atoi(next) < 64 ? atoi(next) : 64;
+        return 2;
+    }
+    if (!strcmp(arg, "-d") && next && atoi(next) >= 2) {
+        x->depth = atoi(next);
+        return 2;
+    }
+    if (!strcmp(arg, "-o") && next) {
+        x->only = next;
+        return 2;
+    }
+    return 0;
+}
+
+static int selected(const char *only, const char *name)
+{
+    if (!only) return 1;
+    size_t len = strlen(name);
+    for (const char *p = only; (p = strstr(p, name)); p += len)
+        if ((p == only || p[-1] == ',') && (p[len] == 0 || p[len] == ',')) return 1;
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int n = argc > 1 ? atoi(argv[1]) : 10000;
-    int steps = argc > 2 ? atoi(argv[2]) : 512;
-    int reps = 5;
+    run_t r = {0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &r.size);
+    bench_opts_t o;
+    extra_opts_t x = {0, 2, NULL};
+    int rc = bench_parse(argc, argv, prog, r.rank, &o, extra, &x,
+                         "[-r repetitions] [-d depth] [-o mpi_lib,nodeshm,nodeshm_sync]   (-m: bytes "
+                         "per rank, -i: steps, -d: buffers per rank for nodeshm, >= 2)");
+    if (rc) {
+        MPI_Finalize();
+        return rc;
+    }
+    int quick = bench_quick();
+    size_t bytes = o.max_size ? o.max_size : quick ? 8000 : 80000;
+    r.n = (int)(bytes / sizeof(double));
+    if (r.n < 1) r.n = 1;
+    bytes = (size_t)r.n * sizeof(double);
+    long steps = o.iters > 0 ? o.iters : quick ? 16 : 512;
+    long warmup = bench_warmup(&o, 16);
+    int reps = x.reps ? x.reps : getenv("NODESHM_BENCH_REPS") || quick ? bench_reps() : 5;
 
-    nodeshm_shared_t h;
-    nodeshm_shared_alloc(MPI_COMM_WORLD, 2 * (size_t)n * sizeof(double), &h);
+    if (r.rank == 0 && o.csv) bench_csv_header();
+    r.depth = x.depth;
+    nodeshm_shared_alloc(MPI_COMM_WORLD, (size_t)r.depth * bytes, &r.h);
     int node_size;
-    nodeshm_shared_node_info(h, NULL, &node_size, NULL, NULL);
-    if (node_size != size) {
-        if (rank == 0) printf("mpi_seed_gather: needs all %d ranks on one node (NODESHM_PES_PER_NODE unset)\n", size);
-        nodeshm_shared_free(&h);
+    nodeshm_shared_node_info(r.h, NULL, &node_size, NULL, NULL);
+    if (node_size != r.size) {
+        if (r.rank == 0)
+            bench_note(prog, "needs all %d ranks on one node (NODESHM_PES_PER_NODE unset): skipped", r.size);
+        nodeshm_shared_free(&r.h);
         MPI_Finalize();
         return 0;
     }
-    double **peer = malloc(sizeof(double *) * (size_t)size);
-    for (int r = 0; r < size; r++) peer[r] = nodeshm_shared_ptr(h, r, NULL);
-    double *mine = peer[rank];
-    double *local = malloc(sizeof(double) * (size_t)n);
-    double *all = rank == 0 ? malloc(sizeof(double) * (size_t)n * (size_t)size) : NULL;
-
-    double t_mpi[8], t_shm[8];
-    long bad_mpi = 0, bad_shm = 0;
-    for (int rep = 0; rep < reps; rep++) {
-        /* MPI library gather */
-        PMPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        for (int s = 0; s < steps; s++) {
-            for (int i = 0; i < n; i++) local[i] = value(s, rank, i);
-            PMPI_Gather(local, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            if (rank == 0)
-                for (int r = 0; r < size; r++) bad_mpi += validate(all + (size_t)r * n, s, r, n);
-        }
-        PMPI_Barrier(MPI_COMM_WORLD);
-        t_mpi[rep] = (MPI_Wtime() - t0) / steps;
-
-        /* node-shared: write in place, sync, validate in place */
-        PMPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
-        for (int s = 0; s < steps; s++) {
-            double *half = mine + (size_t)(s & 1) * n;
-            for (int i = 0; i < n; i++) half[i] = value(s, rank, i);
-            nodeshm_shared_sync(h); /* also: rank 0 is done with step s-2's half */
-            if (rank == 0)
-                for (int r = 0; r < size; r++) bad_shm += validate(peer[r] + (size_t)(s & 1) * n, s, r, n);
-        }
-        nodeshm_shared_sync(h);
-        PMPI_Barrier(MPI_COMM_WORLD);
-        t_shm[rep] = (MPI_Wtime() - t0) / steps;
+    r.peer = malloc(sizeof(double *) * (size_t)r.size);
+    for (int q = 0; q < r.size; q++) r.peer[q] = nodeshm_shared_ptr(r.h, q, NULL);
+    r.local = malloc(bytes);
+    r.all = r.rank == 0 ? malloc(bytes * (size_t)r.size) : NULL;
+    double(*t)[64] = calloc(NMECH, sizeof *t);
+    if (!r.peer || !r.local || (r.rank == 0 && !r.all) || !t) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    qsort(t_mpi, (size_t)reps, sizeof(double), cmp);
-    qsort(t_shm, (size_t)reps, sizeof(double), cmp);
-    if (rank == 0) {
-        printf("# seed gather: %d ranks x %d doubles, %d steps, median of %d runs, time per step\n",
-               size, n, steps, reps);
-        printf("%-28s %12s %10s\n", "# method", "us/step", "errors");
-        printf("%-28s %12.1f %10ld\n", "MPI_Gather (MPI library)", t_mpi[reps / 2] * 1e6, bad_mpi);
-        printf("%-28s %12.1f %10ld\n", "node-shared (nodeshm.h)", t_shm[reps / 2] * 1e6, bad_shm);
-        printf("speedup node-shared / MPI_Gather: %.2fx (target >= 3x)\n", t_mpi[reps / 2] / t_shm[reps / 2]);
+
+    long step = 0;
+    for (int m = 0; m < NMECH; m++)
+        if (selected(x.only, mechs[m].name)) {
+            mechs[m].fn(&r, step, warmup);
+            step += warmup;
+        }
+    for (int rep = 0; rep < reps; rep++) /* alternate: every mechanism sees the same noise */
+        for (int m = 0; m < NMECH; m++) {
+            if (!selected(x.only, mechs[m].name)) continue;
+            PMPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            mechs[m].fn(&r, step, steps);
+            double dt = (MPI_Wtime() - t0) / (double)steps;
+            step += steps;
+            PMPI_Allreduce(&dt, &t[m][rep], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        }
+    long bad = 0;
+    PMPI_Reduce(&r.bad, &bad, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+
+    if (r.rank == 0) {
+        bench_stats_t st[NMECH];
+        char param[32];
+        snprintf(param, sizeof param, "%ld", steps);
+        for (int m = 0; m < NMECH; m++)
+            if (selected(x.only, mechs[m].name)) st[m] = bench_stats(t[m], reps);
+        if (!o.csv) {
+            printf("# seed gather: %d ranks x %d doubles (%zu bytes), %ld steps, median of %d "
+                   "repetitions, time per step\n", r.size, r.n, bytes, steps, reps);
+            printf("%-14s %-28s %12s%s\n", "# mechanism", "", "us/step", o.full ? "       min us       max us" : "");
+        }
+        for (int m = 0; m < NMECH; m++) {
+            if (!selected(x.only, mechs[m].name)) continue;
+            char name[32]; /* a deeper ring than the scenario's two halves says so */
+            snprintf(name, sizeof name, "%s", mechs[m].name);
+            if (mechs[m].fn == steps_nodeshm && r.depth != 2) snprintf(name, sizeof name, "nodeshm_ring%d", r.depth);
+            if (o.csv) {
+                bench_row("seed_gather", name, bytes, param, r.size, st[m]);
+            } else {
+                printf("%-14s %-28s %12.1f", name, mechs[m].label, st[m].median * 1e6);
+                if (o.full) printf(" %12.1f %12.1f", st[m].min * 1e6, st[m].max * 1e6);
+                printf("\n");
+            }
+        }
+        if (!o.csv && selected(x.only, "mpi_lib"))
+            for (int m = 1; m < NMECH; m++)
+                if (selected(x.only, mechs[m].name))
+                    printf("speedup %s / mpi_lib: %.2fx%s\n", mechs[m].name, st[0].median / st[m].median,
+                           m == 1 ? " (target >= 3x)" : "");
+        if (bad) fprintf(stderr, "%s: %ld values wrong\n", prog, bad);
+        fflush(stdout);
     }
-    free(all);
-    free(local);
-    free(peer);
-    nodeshm_shared_free(&h);
+    free(t);
+    free(r.all);
+    free(r.local);
+    free(r.peer);
+    nodeshm_shared_free(&r.h);
     MPI_Finalize();
-    return bad_mpi || bad_shm;
+    return r.rank == 0 && bad ? 1 : 0;
 }

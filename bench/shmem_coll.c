@@ -1,12 +1,16 @@
 /* nodeshm-bench-coll: OpenSHMEM collectives on SHMEM_TEAM_WORLD beside the MPI library's
- * collectives on MPI_COMM_WORLD, same PEs, same run.
+ * collectives on MPI_COMM_WORLD, same PEs, same run: broadcast, collect, fcollect, alltoall,
+ * sum_reduce of ints and of doubles, team_sync.
  *
  * For each collective and size, the shmem call and its MPI counterpart are measured in
  * interleaved repetitions (so machine noise hits both alike); a repetition times `iters`
  * back-to-back calls (the shmem collectives need no barrier between them) and takes the slowest
- * PE's time per call; the tables show medians over the repetitions.  Sizes are bytes per PE:
- * the broadcast payload, each PE's fcollect contribution, each alltoall block, the reduced
- * array. */
+ * PE's time per call; the tables show medians over the repetitions (-f: min and max too) and
+ * the ratio MPI time / nodeshm time (> 1: nodeshm is faster).  Sizes are bytes per PE: the
+ * broadcast payload, each PE's collect contribution, each alltoall block, the reduced array;
+ * 8 B to 1 MiB by powers of 2 (-m [min:]max), fewer iterations at large sizes.  --csv: rows of
+ * the benchmark output contract (bench_util.h), tests bcast, collect, fcollect, alltoall,
+ * reduce_int, reduce_double, team_sync; mechanisms nodeshm and mpi_lib. */
 #include <mpi.h>
 #include <shmem.h>
 
@@ -19,6 +23,7 @@
 #define MAX_SIZE ((size_t)1 << 20)
 
 static int me, npes, reps;
+static bench_opts_t opt;
 static char *sym_src, *sym_dst;   /* symmetric */
 static char *priv_src, *priv_dst; /* MPI buffers */
 
@@ -26,6 +31,16 @@ typedef void (*op_fn)(size_t size);
 
 static void sh_bcast(size_t s) { shmem_broadcastmem(SHMEM_TEAM_WORLD, sym_dst, sym_src, s, 0); }
 static void mpi_bcast(size_t s) { MPI_Bcast(priv_dst, (int)s, MPI_BYTE, 0, MPI_COMM_WORLD); }
+static void sh_collect(size_t s) { shmem_collectmem(SHMEM_TEAM_WORLD, sym_dst, sym_src, s); }
+static int *counts, *displs; /* MPI_Allgatherv: every PE s bytes, like shmem_collectmem here */
+static void mpi_allgatherv(size_t s)
+{
+    for (int i = 0; i < npes; i++) {
+        counts[i] = (int)s;
+        displs[i] = (int)(s * (size_t)i);
+    }
+    MPI_Allgatherv(priv_src, (int)s, MPI_BYTE, priv_dst, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+}
 static void sh_fcollect(size_t s) { shmem_fcollectmem(SHMEM_TEAM_WORLD, sym_dst, sym_src, s); }
 static void mpi_allgather(size_t s)
 {
@@ -65,12 +80,10 @@ static void mpi_barrier(size_t s)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
-/* seconds per call, the slowest PE's */
+/* seconds per call over `iters` calls, the slowest PE's */
 static double time_op(op_fn fn, size_t size, long iters)
 {
-    shmem_barrier_all();
     MPI_Barrier(MPI_COMM_WORLD);
-    fn(size); /* warm */
     double t0 = bench_now();
     for (long i = 0; i < iters; i++) fn(size);
     double t = (bench_now() - t0) / (double)iters, worst;
@@ -78,31 +91,47 @@ static double time_op(op_fn fn, size_t size, long iters)
     return worst;
 }
 
+/* about 8 MiB moved per repetition, between 4 and 500 calls */
 static long iters_for(size_t size)
 {
-    long n = (long)((16u << 20) / (size ? size : 1) / (size_t)npes);
-    if (n > 2000) n = 2000;
-    if (n < 5) n = 5;
-    return bench_iters(n);
+    long n = (long)(((size_t)8 << 20) / (size ? size : 1) / (size_t)npes);
+    if (n > 500) n = 500;
+    if (n < 4) n = 4;
+    return bench_iters_opt(&opt, n);
 }
 
-static void table(const char *title, const char *shname, op_fn sh, const char *mpiname,
-                  op_fn mpi, size_t min, size_t max)
+static void table(const char *test, const char *title, const char *shname, op_fn sh,
+                  const char *mpiname, op_fn mpi, size_t min, size_t max)
 {
-    if (me == 0)
-        printf("\n# %s, %d PEs\n# %-8s %14s %14s %10s\n", title, npes, "Size", shname, mpiname,
-               "MPI/shmem");
-    for (size_t s = min; s <= max; s *= 8) {
+    if (me == 0 && !opt.csv) {
+        printf("\n# %s, %d PEs\n# %-8s %12s %12s", title, npes, "Size", shname, mpiname);
+        if (opt.full) printf(" %10s %10s %10s %10s", "min", "max", "mpi min", "mpi max");
+        printf(" %10s\n", "MPI/shmem");
+    }
+    for (size_t s = min; s <= max; s *= 2) {
         double a[64], b[64];
-        long iters = iters_for(s);
-        for (int r = 0; r < reps; r++) {
+        long iters = iters_for(s), warm = bench_warmup(&opt, iters < 10 ? iters : 10);
+        for (long w = 0; w < warm; w++) sh(s);
+        for (long w = 0; w < warm; w++) mpi(s);
+        int r_n = s >= ((size_t)256 << 10) && reps > 5 ? 5 : reps; /* fewer reps at large sizes */
+        for (int r = 0; r < r_n; r++) {
             a[r] = time_op(sh, s, iters);
             b[r] = time_op(mpi, s, iters);
         }
-        double ma = bench_median(a, reps), mb = bench_median(b, reps);
-        char sz[16];
-        bench_fmt_size(s, sz);
-        if (me == 0) printf("  %-8s %14.3f %14.3f %9.2fx\n", sz, ma * 1e6, mb * 1e6, mb / ma);
+        bench_stats_t sa = bench_stats(a, r_n), sb = bench_stats(b, r_n);
+        if (me == 0 && opt.csv) {
+            bench_row(test, "nodeshm", s, NULL, npes, sa);
+            bench_row(test, "mpi_lib", s, NULL, npes, sb);
+        } else if (me == 0) {
+            char sz[16];
+            bench_fmt_size(s, sz);
+            printf("  %-8s %12.3f %12.3f", sz, sa.median * 1e6, sb.median * 1e6);
+            if (opt.full)
+                printf(" %10.3f %10.3f %10.3f %10.3f", sa.min * 1e6, sa.max * 1e6, sb.min * 1e6,
+                       sb.max * 1e6);
+            printf(" %9.2fx\n", sb.median / sa.median);
+            fflush(stdout);
+        }
         if (s == 0) break;
     }
 }
@@ -113,15 +142,23 @@ int main(int argc, char **argv)
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
+    int bad = bench_parse(argc, argv, "nodeshm-bench-coll", me, &opt, NULL, NULL, NULL);
+    if (bad) {
+        shmem_finalize();
+        MPI_Finalize();
+        return bad;
+    }
     reps = bench_reps();
-    size_t max = MAX_SIZE;
-    if (bench_quick()) max = 32 << 10;
+    size_t min, max;
+    bench_range(&opt, 8, MAX_SIZE, 32 << 10, 1, MAX_SIZE, &min, &max);
     size_t bytes = max * (size_t)npes;
     sym_src = shmem_malloc(bytes);
     sym_dst = shmem_malloc(bytes);
     priv_src = malloc(bytes);
     priv_dst = malloc(bytes);
-    if (!sym_src || !sym_dst || !priv_src || !priv_dst) {
+    counts = malloc(sizeof(int) * (size_t)npes);
+    displs = malloc(sizeof(int) * (size_t)npes);
+    if (!sym_src || !sym_dst || !priv_src || !priv_dst || !counts || !displs) {
         fprintf(stderr, "nodeshm-bench-coll: out of memory\n");
         shmem_global_exit(1);
     }
@@ -134,26 +171,34 @@ int main(int argc, char **argv)
     MPI_Get_library_version(mpi_version, &len);
     char *nl = strchr(mpi_version, '\n');
     if (nl) *nl = 0;
-    if (me == 0) {
+    if (me == 0 && opt.csv) {
+        bench_csv_header();
+        bench_note("nodeshm-bench-coll", "%d PEs, MPI library: %s", npes, mpi_version);
+    } else if (me == 0) {
         printf("# nodeshm-bench-coll: %d PEs, SHMEM_TEAM_WORLD vs MPI_COMM_WORLD, latency in us "
-               "(slowest PE), median of %d repetitions\n", npes, reps);
+               "(slowest PE), median of %d repetitions (5 from 256K)\n", npes, reps);
         printf("# MPI library: %s\n", mpi_version);
     }
-    table("team_sync vs MPI_Barrier", "team_sync", sh_sync, "MPI_Barrier", mpi_barrier, 0, 0);
-    table("broadcast (bytes)", "broadcastmem", sh_bcast, "MPI_Bcast", mpi_bcast, 8, max);
-    table("fcollect (bytes per PE)", "fcollectmem", sh_fcollect, "MPI_Allgather", mpi_allgather,
-          8, max);
-    table("alltoall (bytes per PE pair)", "alltoallmem", sh_alltoall, "MPI_Alltoall",
-          mpi_alltoall, 8, max / 4);
-    table("sum_reduce int (bytes)", "int_sum_reduce", sh_sum_int, "MPI_Allreduce", mpi_sum_int, 8,
-          max);
-    table("sum_reduce double (bytes)", "double_sum_reduce", sh_sum_double, "MPI_Allreduce",
-          mpi_sum_double, 8, max);
+    table("team_sync", "team_sync vs MPI_Barrier", "team_sync", sh_sync, "MPI_Barrier",
+          mpi_barrier, 0, 0);
+    table("bcast", "broadcast (bytes)", "broadcastmem", sh_bcast, "MPI_Bcast", mpi_bcast, min, max);
+    table("collect", "collect (bytes per PE)", "collectmem", sh_collect, "MPI_Allgatherv",
+          mpi_allgatherv, min, max);
+    table("fcollect", "fcollect (bytes per PE)", "fcollectmem", sh_fcollect, "MPI_Allgather",
+          mpi_allgather, min, max);
+    table("alltoall", "alltoall (bytes per PE pair)", "alltoallmem", sh_alltoall, "MPI_Alltoall",
+          mpi_alltoall, min, max / (size_t)npes ? max / (size_t)npes : min);
+    table("reduce_int", "sum_reduce int (bytes)", "int_sum_reduce", sh_sum_int, "MPI_Allreduce",
+          mpi_sum_int, min < 4 ? 4 : min, max);
+    table("reduce_double", "sum_reduce double (bytes)", "double_sum_reduce", sh_sum_double,
+          "MPI_Allreduce", mpi_sum_double, min < 8 ? 8 : min, max);
 
     shmem_free(sym_dst);
     shmem_free(sym_src);
     free(priv_src);
     free(priv_dst);
+    free(counts);
+    free(displs);
     shmem_finalize();
     MPI_Finalize();
     return 0;

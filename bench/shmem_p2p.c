@@ -2,8 +2,15 @@
  *
  * PE 0 and PE 1 are the pair (other PEs only join the barrier test).  Every table compares
  * mechanisms measured in interleaved repetitions, so machine noise hits them alike, and
- * reports medians.  memcpy inside one process and a bare cache-line handoff between the two
- * PEs are the physical limits the library is held against. */
+ * reports medians (-f: and min/max) over repetitions of the slowest PE's time.  memcpy inside
+ * one process and a bare cache-line handoff between the two PEs are the physical limits the
+ * library is held against.  Flags and --csv rows: bench/bench_util.h (the benchmark contract);
+ * CSV tests: pingpong, latency, bandwidth, bibw, amo, barrier.
+ *
+ * cma: PE 0 reads PE 1's PRIVATE buffer with process_vm_readv (nodeshm_cma_read, the single-copy
+ * engine of src/core/copy_engine.h, probed by shmem_init); left out, with a note saying why,
+ * where CMA does not work (ptrace policy, containers).  nodeshm-bench-pairs compares the shared
+ * mapping with CMA under concurrent pairs. */
 #include <mpi.h>
 #include <shmem.h>
 #include <shmemx.h>
@@ -13,6 +20,7 @@
 #include <string.h>
 
 #include "bench_util.h"
+#include "core/copy_engine.h"
 
 #define MAX_SIZE ((size_t)4 << 20)
 #define MAX_MECH 8
@@ -42,9 +50,9 @@ static double cacheline_oneway(size_t size, long iters)
     for (long i = 1; i <= iters; i++) {
         if (me == 0) {
             __atomic_store_n(peer, (uint64_t)i, __ATOMIC_RELEASE);
-            while (__atomic_load_n(mine, __ATOMIC_ACQUIRE) != (uint64_t)i) __builtin_ia32_pause();
+            bench_wait_ge((const uint64_t *)mine, (uint64_t)i);
         } else if (me == 1) {
-            while (__atomic_load_n(mine, __ATOMIC_ACQUIRE) != (uint64_t)i) __builtin_ia32_pause();
+            bench_wait_ge((const uint64_t *)mine, (uint64_t)i);
             __atomic_store_n(peer, (uint64_t)i, __ATOMIC_RELEASE);
         }
     }
@@ -151,6 +159,24 @@ static double memcpy_lat(size_t size, long iters)
     return (bench_now() - t0) / (double)iters;
 }
 
+/* CMA: PE 0 copies PE 1's private buffer (its address exchanged at start) into its own */
+static const nodeshm_copy_peer_t *cma_peer;
+static uint64_t cma_remote; /* symmetric: PE 1's priv_src */
+static double cma_get_lat(size_t size, long iters)
+{
+    sync_shmem();
+    double t0 = bench_now();
+    int failed = 0;
+    if (me == 0)
+        for (long i = 0; i < iters && !failed; i++)
+            failed = nodeshm_cma_read("nodeshm-bench-p2p", cma_peer, priv_dst,
+                                      (const void *)(uintptr_t)cma_remote, size);
+    double t = (bench_now() - t0) / (double)iters;
+    if (failed) shmem_global_exit(1); /* reported by nodeshm_cma_read */
+    sync_shmem();
+    return t;
+}
+
 /* bandwidth: a window of puts, then completion */
 #define WINDOW 16
 static double shmem_put_bw(size_t size, long iters)
@@ -203,6 +229,52 @@ static double mpi_sendrecv_bw(size_t size, long iters)
     double t = (bench_now() - t0) / (double)(iters * WINDOW);
     sync_mpi();
     return t;
+}
+
+/* bidirectional bandwidth: both PEs send a window to each other at once; the time is per
+ * message (2 * WINDOW messages per iteration), so bytes / time is the sum of both directions */
+static double shmem_put_bibw(size_t size, long iters)
+{
+    sync_shmem();
+    double t0 = bench_now();
+    if (me < 2)
+        for (long i = 0; i < iters; i++) {
+            for (int w = 0; w < WINDOW; w++) shmem_putmem_nbi(sym_dst, sym_src, size, 1 - me);
+            shmem_quiet();
+        }
+    sync_shmem();
+    return (bench_now() - t0) / (double)(iters * 2 * WINDOW);
+}
+
+static double mpi_put_bibw(size_t size, long iters)
+{
+    sync_mpi();
+    double t0 = bench_now();
+    if (me < 2)
+        for (long i = 0; i < iters; i++) {
+            for (int w = 0; w < WINDOW; w++)
+                MPI_Put(priv_src, (int)size, MPI_BYTE, 1 - me, 0, (int)size, MPI_BYTE, win);
+            MPI_Win_flush(1 - me, win);
+        }
+    sync_mpi();
+    return (bench_now() - t0) / (double)(iters * 2 * WINDOW);
+}
+
+static double mpi_sendrecv_bibw(size_t size, long iters)
+{
+    MPI_Request req[2 * WINDOW];
+    sync_mpi();
+    double t0 = bench_now();
+    if (me < 2)
+        for (long i = 0; i < iters; i++) {
+            for (int w = 0; w < WINDOW; w++)
+                MPI_Irecv(priv_dst, (int)size, MPI_BYTE, 1 - me, 1, MPI_COMM_WORLD, &req[w]);
+            for (int w = 0; w < WINDOW; w++)
+                MPI_Isend(priv_src, (int)size, MPI_BYTE, 1 - me, 1, MPI_COMM_WORLD, &req[WINDOW + w]);
+            MPI_Waitall(2 * WINDOW, req, MPI_STATUSES_IGNORE);
+        }
+    sync_mpi();
+    return (bench_now() - t0) / (double)(iters * 2 * WINDOW);
 }
 
 static uint64_t *amo_target;
@@ -284,21 +356,79 @@ static double mpi_barrier_lat(size_t size, long iters)
 
 /* --- driver ------------------------------------------------------------------------------ */
 
-typedef struct { const char *name; measure_fn fn; } mech_t;
+typedef struct { const char *name, *csv; measure_fn fn; } mech_t;
 
-/* Medians (PE 0's clock, broadcast) of each mechanism at `size`, repetitions interleaved. */
-static void measure(const mech_t *m, int nm, size_t size, long iters, double *median)
+static bench_opts_t opt;
+static bench_stats_t at_1m[MAX_MECH]; /* the last sweep's stats at 1 MiB, for the summary */
+static int have_1m;
+static long iters_for(size_t size, long small);
+
+/* Statistics of each mechanism at `size`: repetitions interleaved, a warm-up first; each
+ * repetition's sample is the slowest PE's time. */
+static void measure(const mech_t *m, int nm, size_t size, long iters, bench_stats_t *st)
 {
-    double samples[MAX_MECH][64];
+    static double samples[MAX_MECH][64], worst[MAX_MECH][64];
+    long warm = bench_warmup(&opt, iters / 10);
+    for (int k = 0; k < nm && warm > 0; k++) (void)m[k].fn(size, warm);
     for (int r = 0; r < reps; r++)
         for (int k = 0; k < nm; k++) samples[k][r] = m[k].fn(size, iters);
-    for (int k = 0; k < nm; k++) median[k] = bench_median(samples[k], reps);
-    MPI_Bcast(median, nm, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Allreduce(samples, worst, MAX_MECH * 64, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    for (int k = 0; k < nm; k++) st[k] = bench_stats(worst[k], reps);
+}
+
+/* One line of a human table: size, then per mechanism the median (us, or MB/s when `bw`),
+ * with [min..max] under -f, then each mechanism's ratio against the first (> 1: first wins). */
+static void human_line(const char *label, size_t size, const bench_stats_t *st, int nm, int bw)
+{
+    printf("  %-8s", label);
+    for (int k = 0; k < nm; k++) {
+        if (bw) printf(" %12.1f", (double)size / st[k].median / 1e6);
+        else printf(" %12.3f", st[k].median * 1e6);
+        if (opt.full) {
+            if (bw) printf(" [%.0f..%.0f]", (double)size / st[k].max / 1e6,
+                           (double)size / st[k].min / 1e6);
+            else printf(" [%.3f..%.3f]", st[k].min * 1e6, st[k].max * 1e6);
+        }
+    }
+    for (int k = 1; k < nm; k++) printf(" %9.2fx", st[k].median / st[0].median);
+    printf("\n");
+}
+
+static void human_head(const char *title, const mech_t *m, int nm)
+{
+    printf("\n# %s\n# %-8s", title, "Size");
+    for (int k = 0; k < nm; k++) printf(" %12.12s%s", m[k].csv, opt.full ? " [min..max]" : "");
+    for (int k = 1; k < nm; k++) printf(" %6.6s/%.3s", m[k].csv, m[0].csv);
+    printf("\n");
+}
+
+/* A table over sizes min..max (x4): human lines or CSV rows. */
+static void sweep(const char *test, const char *title, const mech_t *m, int nm, size_t min,
+                  size_t max, long small_iters, int bw)
+{
+    bench_stats_t st[MAX_MECH];
+    char sz[16];
+    if (me == 0 && !opt.csv) human_head(title, m, nm);
+    have_1m = 0;
+    for (size_t s = min; s <= max; s = s ? s * 4 : 1) {
+        if (me == 0) bench_note("nodeshm-bench-p2p", "%s %zu bytes", test, s);
+        measure(m, nm, s, iters_for(s, small_iters), st);
+        bench_fmt_size(s, sz);
+        if (s == ((size_t)1 << 20)) {
+            memcpy(at_1m, st, sizeof st);
+            have_1m = 1;
+        }
+        if (me != 0) continue;
+        if (opt.csv)
+            for (int k = 0; k < nm; k++) bench_row(test, m[k].csv, s, NULL, npes, st[k]);
+        else human_line(sz, s, st, nm, bw);
+    }
 }
 
 static long iters_for(size_t size, long small)
 {
-    long n = (long)((64u << 20) / (size ? size : 1));
+    if (opt.iters > 0) return opt.iters;
+    long n = (long)((16u << 20) / (size ? size : 1)); /* about 16 MiB moved per sample */
     if (n > small) n = small;
     if (n < 10) n = 10;
     return bench_iters(n);
@@ -307,14 +437,22 @@ static long iters_for(size_t size, long small)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int bad = bench_parse(argc, argv, "nodeshm-bench-p2p", rank, &opt, NULL, NULL, NULL);
+    if (bad) {
+        MPI_Finalize();
+        return bad;
+    }
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
     reps = bench_reps();
-    size_t max = MAX_SIZE;
-    if (bench_quick()) max = 64 << 10;
+    size_t min, max;
+    bench_range(&opt, 1, MAX_SIZE, 64 << 10, 1, (size_t)1 << 30, &min, &max);
     if (npes < 2 || shmemx_node_n_pes() < 2) {
-        if (me == 0) printf("nodeshm-bench-p2p: needs 2 PEs on one node (have %d)\n", npes);
+        if (me == 0) bench_note("nodeshm-bench-p2p", "needs 2 PEs on one node (have %d): skipped", npes);
+        if (me == 0 && opt.csv) bench_csv_header();
         shmem_finalize();
         MPI_Finalize();
         return 0;
@@ -324,6 +462,11 @@ int main(int argc, char **argv)
     amo_target = shmem_calloc(1, sizeof *amo_target);
     priv_src = malloc(max);
     priv_dst = malloc(max);
+    if (!sym_src || !sym_dst || !amo_target || !priv_src || !priv_dst) {
+        if (me == 0) bench_note("nodeshm-bench-p2p", "cannot allocate 2 x %zu bytes (-m too large "
+                                "for SHMEM_SYMMETRIC_SIZE?)", max);
+        shmem_global_exit(1);
+    }
     memset(sym_src, 1, max); memset(sym_dst, 2, max);
     memset(priv_src, 3, max); memset(priv_dst, 4, max);
     MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win_buf, &win);
@@ -334,84 +477,110 @@ int main(int argc, char **argv)
     MPI_Get_library_version(mpi_version, &len);
     char *nl = strchr(mpi_version, '\n');
     if (nl) *nl = 0;
-    char sz[16];
-    double med[MAX_MECH];
+    bench_stats_t st[MAX_MECH];
+    /* CMA where it works between PE 0 and PE 1 (same answer on every PE: the probe agrees) */
+    const nodeshm_copy_caps_t *caps = nodeshm_copy_caps();
+    int have_cma = caps && caps->cma;
+    if (have_cma) {
+        int peer_node_rank = shmem_team_translate_pe(SHMEM_TEAM_WORLD, 1, SHMEM_TEAM_SHARED);
+        cma_peer = peer_node_rank >= 0 ? nodeshm_copy_peer(peer_node_rank) : NULL;
+        if (me == 1) cma_remote = (uint64_t)(uintptr_t)priv_src;
+        shmem_barrier_all();
+        if (me == 0) shmem_getmem(&cma_remote, &cma_remote, sizeof cma_remote, 1);
+        int ok = cma_peer != NULL, all_ok = 0;
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+        have_cma = all_ok;
+    }
+    if (me == 0 && !have_cma)
+        bench_note("nodeshm-bench-p2p", "no cma rows: %s", !caps ? "copy engines not probed"
+                   : caps->cma ? "PE 1 is not a node peer" : caps->cma_why);
 
-    if (me == 0) {
-        printf("# nodeshm-bench-p2p: %d PEs, PE 0 <-> PE 1, median of %d repetitions\n", npes, reps);
+    if (me == 0 && opt.csv) bench_csv_header();
+    if (me == 0 && !opt.csv) {
+        printf("# nodeshm-bench-p2p: %d PEs, PE 0 <-> PE 1, median of %d repetitions (slowest PE)\n",
+               npes, reps);
         printf("# MPI library: %s\n", mpi_version);
+        printf("# ratio columns: time of the mechanism / time of the first one (> 1: first wins)\n");
     }
 
     /* 1. one-way latency of an 8-byte message, against the bare cache-line handoff */
-    const mech_t lat8[] = {{"cache line handoff (load/store)", cacheline_oneway},
-                           {"shmem_putmem_signal + signal_wait_until", shmem_pingpong},
-                           {"MPI_Send/MPI_Recv", mpi_pingpong}};
-    measure(lat8, 3, 8, bench_iters(20000), med);
-    if (me == 0) {
+    const mech_t lat8[] = {{"cache line handoff (load/store)", "cacheline", cacheline_oneway},
+                           {"shmem_putmem_signal + signal_wait_until", "nodeshm_put_signal",
+                            shmem_pingpong},
+                           {"MPI_Send/MPI_Recv", "mpi_send", mpi_pingpong}};
+    if (me == 0) bench_note("nodeshm-bench-p2p", "pingpong 8 bytes");
+    measure(lat8, 3, 8, opt.iters > 0 ? opt.iters : bench_iters(5000), st);
+    if (me == 0 && opt.csv)
+        for (int k = 0; k < 3; k++) bench_row("pingpong", lat8[k].csv, 8, NULL, npes, st[k]);
+    else if (me == 0) {
         printf("\n# One-way latency, 8 bytes (ping-pong / 2)\n# %-40s %12s %12s\n", "Mechanism",
                "Latency (us)", "vs line");
         for (int k = 0; k < 3; k++)
-            printf("  %-40s %12.3f %11.2fx\n", lat8[k].name, med[k] * 1e6, med[k] / med[0]);
+            printf("  %-40s %12.3f %11.2fx\n", lat8[k].name, st[k].median * 1e6,
+                   st[k].median / st[0].median);
     }
-    double pingpong_ratio = med[1] / med[0];
+    double pingpong_ratio = st[1].median / st[0].median;
 
-    /* 2. latency by size */
-    const mech_t lat[] = {{"shmem_put", shmem_put_lat}, {"shmem_get", shmem_get_lat},
-                          {"MPI_Put+flush", mpi_put_lat}, {"MPI_Get+flush", mpi_get_lat},
-                          {"Send/Recv", mpi_pingpong},  {"memcpy", memcpy_lat}};
-    if (me == 0)
-        printf("\n# Latency (us): blocking put/get vs MPI RMA (MPI_Win_allocate, lock_all) and "
-               "send/recv one-way\n# %-8s %11s %11s %13s %13s %11s %11s\n", "Size", "shmem_put",
-               "shmem_get", "MPI_Put+flush", "MPI_Get+flush", "Send/Recv", "memcpy");
-    for (size_t s = 1; s <= max; s *= 4) {
-        measure(lat, 6, s, iters_for(s, 5000), med);
-        bench_fmt_size(s, sz);
-        if (me == 0)
-            printf("  %-8s %11.3f %11.3f %13.3f %13.3f %11.3f %11.3f\n", sz, med[0] * 1e6,
-                   med[1] * 1e6, med[2] * 1e6, med[3] * 1e6, med[4] * 1e6, med[5] * 1e6);
-    }
+    /* 2. latency by size: blocking put/get vs MPI RMA (MPI_Win_allocate, lock_all) and
+     * send/recv one-way */
+    const mech_t lat[] = {{"shmem_put", "nodeshm_put", shmem_put_lat},
+                          {"shmem_get", "nodeshm_get", shmem_get_lat},
+                          {"MPI_Put+flush", "mpi_put", mpi_put_lat},
+                          {"MPI_Get+flush", "mpi_get", mpi_get_lat},
+                          {"Send/Recv", "mpi_send", mpi_pingpong},
+                          {"memcpy", "memcpy", memcpy_lat},
+                          {"CMA read", "cma", cma_get_lat}};
+    sweep("latency", "Latency (us): shmem put/get, MPI_Put/Get+flush, Send/Recv one-way, memcpy, "
+          "CMA", lat, have_cma ? 7 : 6, min, max, 1000, 0);
 
     /* 3. bandwidth by size */
-    const mech_t bw[] = {{"shmem_put_nbi", shmem_put_bw}, {"MPI_Put", mpi_put_bw},
-                         {"Isend/Irecv", mpi_sendrecv_bw}, {"memcpy", memcpy_lat}};
-    double put_vs_memcpy_1m = 0;
-    if (me == 0)
-        printf("\n# Bandwidth (MB/s), window of %d\n# %-8s %13s %13s %13s %13s %10s %10s\n", WINDOW,
-               "Size", "shmem_put", "MPI_Put", "Isend/Irecv", "memcpy", "put/memcpy", "put/MPI");
-    for (size_t s = 1; s <= max; s *= 4) {
-        measure(bw, 4, s, iters_for(s, 2000) / 4 + 1, med);
-        bench_fmt_size(s, sz);
-        if (s == ((size_t)1 << 20)) put_vs_memcpy_1m = med[3] / med[0];
-        if (me == 0)
-            printf("  %-8s %13.1f %13.1f %13.1f %13.1f %9.2fx %9.2fx\n", sz, s / med[0] / 1e6,
-                   s / med[1] / 1e6, s / med[2] / 1e6, s / med[3] / 1e6, med[3] / med[0],
-                   med[1] / med[0]);
-    }
+    const mech_t bw[] = {{"shmem_put_nbi", "nodeshm_put", shmem_put_bw},
+                         {"MPI_Put", "mpi_put", mpi_put_bw},
+                         {"Isend/Irecv", "mpi_send", mpi_sendrecv_bw},
+                         {"memcpy", "memcpy", memcpy_lat},
+                         {"CMA read", "cma", cma_get_lat}};
+    sweep("bandwidth", "Bandwidth (MB/s), window of 16 (memcpy, CMA: one at a time)", bw,
+          have_cma ? 5 : 4, min, max, 101, 1);
+    double put_vs_memcpy_1m = have_1m ? at_1m[3].median / at_1m[0].median : 0;
 
-    /* 4. atomics */
-    const mech_t amo[] = {{"shmem_uint64_atomic_fetch_add", shmem_fadd_rate},
-                          {"shmem_uint64_atomic_add (+quiet at end)", shmem_add_rate},
-                          {"MPI_Fetch_and_op + flush", mpi_fop_rate},
-                          {"MPI_Accumulate (+flush at end)", mpi_acc_rate}};
-    measure(amo, 4, 8, bench_iters(200000), med);
-    if (me == 0) {
+    /* 4. bidirectional bandwidth by size */
+    const mech_t bibw[] = {{"shmem_put_nbi", "nodeshm_put", shmem_put_bibw},
+                           {"MPI_Put", "mpi_put", mpi_put_bibw},
+                           {"Isend/Irecv", "mpi_send", mpi_sendrecv_bibw}};
+    sweep("bibw", "Bidirectional bandwidth (MB/s, both directions summed), window of 16", bibw, 3,
+          min, max, 101, 1);
+
+    /* 5. atomics */
+    const mech_t amo[] = {{"shmem_uint64_atomic_fetch_add", "nodeshm_fetch_add", shmem_fadd_rate},
+                          {"shmem_uint64_atomic_add (+quiet at end)", "nodeshm_add", shmem_add_rate},
+                          {"MPI_Fetch_and_op + flush", "mpi_fetch_and_op", mpi_fop_rate},
+                          {"MPI_Accumulate (+flush at end)", "mpi_accumulate", mpi_acc_rate}};
+    if (me == 0) bench_note("nodeshm-bench-p2p", "atomics");
+    measure(amo, 4, 8, opt.iters > 0 ? opt.iters : bench_iters(50000), st);
+    if (me == 0 && opt.csv)
+        for (int k = 0; k < 4; k++) bench_row("amo", amo[k].csv, 8, NULL, npes, st[k]);
+    else if (me == 0) {
         printf("\n# Atomic rate, PE 0 -> PE 1, one 64-bit word\n# %-42s %14s %12s\n", "Operation",
                "Rate (Mops/s)", "Latency (us)");
         for (int k = 0; k < 4; k++)
-            printf("  %-42s %14.2f %12.3f\n", amo[k].name, 1e-6 / med[k], med[k] * 1e6);
+            printf("  %-42s %14.2f %12.3f\n", amo[k].name, 1e-6 / st[k].median, st[k].median * 1e6);
     }
-    double amo_rate = 1e-6 / med[0];
+    double amo_rate = 1e-6 / st[0].median;
 
-    /* 5. barrier, all PEs */
-    const mech_t bar[] = {{"shmem_barrier_all", shmem_barrier_lat}, {"MPI_Barrier", mpi_barrier_lat}};
-    measure(bar, 2, 0, bench_iters(20000), med);
-    if (me == 0) {
+    /* 6. barrier, all PEs */
+    const mech_t bar[] = {{"shmem_barrier_all", "nodeshm_barrier", shmem_barrier_lat},
+                          {"MPI_Barrier", "mpi_barrier", mpi_barrier_lat}};
+    if (me == 0) bench_note("nodeshm-bench-p2p", "barrier");
+    measure(bar, 2, 0, opt.iters > 0 ? opt.iters : bench_iters(5000), st);
+    if (me == 0 && opt.csv)
+        for (int k = 0; k < 2; k++) bench_row("barrier", bar[k].csv, 0, NULL, npes, st[k]);
+    else if (me == 0) {
         printf("\n# Barrier, %d PEs\n# %-20s %12s\n", npes, "Operation", "Latency (us)");
-        for (int k = 0; k < 2; k++) printf("  %-20s %12.3f\n", bar[k].name, med[k] * 1e6);
+        for (int k = 0; k < 2; k++) printf("  %-20s %12.3f\n", bar[k].name, st[k].median * 1e6);
     }
-    double barrier_speedup = med[1] / med[0];
+    double barrier_speedup = st[1].median / st[0].median;
 
-    if (me == 0) {
+    if (me == 0 && !opt.csv) {
         printf("\n# Summary against the targets (ratios from this run)\n");
         printf("  8-byte put+signal ping-pong vs cache line: %5.2fx  (target <= 2x)   %s\n",
                pingpong_ratio, pingpong_ratio <= 2 ? "met" : "NOT met");

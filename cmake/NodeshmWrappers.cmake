@@ -65,14 +65,35 @@ function(_nodeshm_wrappers outdir incdir libdir)
   configure_file("${PROJECT_SOURCE_DIR}/tools/oshrun.in" "${outdir}/oshrun" @ONLY)
 endfunction()
 
+# nodeshm-bench, the benchmark driver (Python): where the benchmark programs and oshrun are, and
+# the project's venv python with matplotlib for the plots (.deps/py, tools/bootstrap-py.sh; the
+# driver falls back to the python on PATH without plots).  Configured to a scratch file and
+# copied, so it is executable whatever the template's mode.
+function(_nodeshm_bench_driver outdir benchdir oshrun)
+  set(NODESHM_BENCH_DIR "${benchdir}")
+  set(NODESHM_BENCH_OSHRUN "${oshrun}")
+  set(NODESHM_BENCH_PYTHON "${PROJECT_SOURCE_DIR}/.deps/py/bin/python")
+  configure_file("${PROJECT_SOURCE_DIR}/tools/nodeshm-bench.in"
+    "${PROJECT_BINARY_DIR}/CMakeFiles/nodeshm-bench-tmp/${outdir}/nodeshm-bench" @ONLY)
+  file(COPY "${PROJECT_BINARY_DIR}/CMakeFiles/nodeshm-bench-tmp/${outdir}/nodeshm-bench"
+    DESTINATION "${PROJECT_BINARY_DIR}/${outdir}"
+    FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+    WORLD_READ WORLD_EXECUTE)
+endfunction()
+
 _nodeshm_wrappers("${PROJECT_BINARY_DIR}/bin"
   "${PROJECT_SOURCE_DIR}/include" "${PROJECT_BINARY_DIR}/lib")
 _nodeshm_wrappers("${PROJECT_BINARY_DIR}/install-bin"
   "${CMAKE_INSTALL_FULL_INCLUDEDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
+# benchmark programs: <build>/bench, installed into <libexecdir>/nodeshm (bench/CMakeLists.txt)
+_nodeshm_bench_driver(bin "${PROJECT_BINARY_DIR}/bench" "${PROJECT_BINARY_DIR}/bin/oshrun")
+_nodeshm_bench_driver(install-bin "${CMAKE_INSTALL_FULL_LIBEXECDIR}/nodeshm"
+  "${CMAKE_INSTALL_FULL_BINDIR}/oshrun")
 install(PROGRAMS
   "${PROJECT_BINARY_DIR}/install-bin/oshcc"
   "${PROJECT_BINARY_DIR}/install-bin/oshc++"
   "${PROJECT_BINARY_DIR}/install-bin/oshrun"
+  "${PROJECT_BINARY_DIR}/install-bin/nodeshm-bench"
   DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 set(NODESHM_OSHRUN "${PROJECT_BINARY_DIR}/bin/oshrun")
