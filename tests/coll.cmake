@@ -5,6 +5,10 @@ nodeshm_add_mpi_test(NAME coll SOURCES coll.c NP 1 2 4 8)
 nodeshm_add_mpi_test(NAME coll NP 4 PES_PER_NODE 2)
 nodeshm_add_mpi_test(NAME coll NP 6 PES_PER_NODE 3)
 nodeshm_add_mpi_test(NAME coll NP 8 PES_PER_NODE 3)
+# data-moving collectives switch to rendezvous above NODESHM_COLL_EAGER_MAX (4 KiB): the whole
+# eager range (64 KiB) and rendezvous from 1 byte get a run each
+nodeshm_add_mpi_test(NAME coll NP 3 4 ENV NODESHM_COLL_EAGER_MAX=64k SUFFIX _eager64k)
+nodeshm_add_mpi_test(NAME coll NP 3 4 ENV NODESHM_COLL_EAGER_MAX=0 SUFFIX _rendezvous)
 
 # Deprecated active-set collectives (tests/coll_aset.c): barrier, sync, broadcast/collect/
 # fcollect/alltoall(s) 32 and 64, every OP_to_all, on overlapping active sets.

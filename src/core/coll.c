@@ -67,6 +67,8 @@
  *            other nodes go by one MPI_Alltoallv over the team (zero counts within the node;
  *            strided blocks packed), the simplest correct cross-node exchange. */
 #include "core/coll.h"
+#include "core/env.h"
+#include "core/status.h"
 #include "core/wait.h"
 
 #include <limits.h>
@@ -203,9 +205,27 @@ _Static_assert(DONE_LINE + DEPTH <= ARRIVE_LINE, "scratch lines");
 enum { FROM_STAGE = 1, FROM_SOURCE = 2 }; /* where a publication's data is */
 
 /* Largest contribution that goes through staging (eager); above, peers read the owner's
- * source, and the owner waits for them before it returns (rendezvous).  Measured with
- * nodeshm-bench-coll on 2 cores: the extra copy costs less than the owner's wait up to here. */
+ * source, and the owner waits for them before it returns (rendezvous).  Reductions stage up to
+ * the whole buffer (EAGER_MAX: no second phase); broadcast, collect and alltoall only move data,
+ * so their switch (NODESHM_COLL_EAGER_MAX, same on every PE) is where the extra copy starts to
+ * cost more than the owner's wait: nodeshm-bench-coll, Open MPI 5, 2 PEs on 2 cores, ratio to
+ * MPI at 8 KiB: eager 1.11-1.77x, rendezvous 4.1-5.9x; at 16 KiB 1.0-1.15x vs 2.8-6.1x. */
 #define EAGER_MAX NODESHM_COLL_STAGE_BYTES
+#define COPY_EAGER_DEFAULT ((size_t)4096)
+static size_t copy_eager_max = COPY_EAGER_DEFAULT;
+
+int nodeshm_coll_configure(void)
+{
+    size_t v;
+    int rc = nodeshm_env_size("NODESHM_COLL_EAGER_MAX", COPY_EAGER_DEFAULT, &v);
+    if (rc) return rc;
+    if (v > NODESHM_COLL_STAGE_BYTES)
+        return nodeshm_report(NODESHM_ERR_ENV, "shmem_init",
+                              "invalid NODESHM_COLL_EAGER_MAX=%zu (at most %zu)", v,
+                              (size_t)NODESHM_COLL_STAGE_BYTES);
+    copy_eager_max = v;
+    return NODESHM_OK;
+}
 
 typedef struct turn {
     uint64_t e; /* this collective's epoch */
@@ -316,7 +336,7 @@ static void bcast_node(nodeshm_team_t *t, turn_t x, void *dest, const void *src,
                        int root, int root_dest)
 {
     if (t->my_pe == root) {
-        int eager = nbytes <= EAGER_MAX;
+        int eager = nbytes <= copy_eager_max;
         if (eager) memcpy(stage_claim(t, x), src, nbytes);
         publish(t, x, nbytes, eager ? FROM_STAGE : FROM_SOURCE);
         if (root_dest && dest != src) memcpy(dest, src, nbytes);
@@ -566,7 +586,7 @@ static int collect_node(const char *call, nodeshm_team_t *t, turn_t x, void *des
                         size_t nbytes)
 {
     int n = t->node_n_pes, me = t->node_my_pe;
-    int eager = nbytes <= EAGER_MAX;
+    int eager = nbytes <= copy_eager_max;
     if (eager && n > 1) memcpy(stage_claim(t, x), src, nbytes);
     publish(t, x, nbytes, eager ? FROM_STAGE : FROM_SOURCE);
     size_t total = 0;
@@ -715,7 +735,7 @@ static void alltoall_node(nodeshm_team_t *t, turn_t x, void *dest, const void *s
 {
     int n = t->node_n_pes, me = t->node_my_pe;
     size_t block = nelems * elem, sblk = nelems * sst * elem, dblk = nelems * dst * elem;
-    int eager = (size_t)n * block <= EAGER_MAX;
+    int eager = (size_t)n * block <= copy_eager_max;
     if (eager) {
         char *st = stage_claim(t, x);
         for (int j = 0; j < n; j++)

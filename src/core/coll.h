@@ -18,6 +18,9 @@
 #include <mpi.h>
 #include <stddef.h>
 
+/* Reads NODESHM_COLL_EAGER_MAX (shmem_init, before any collective). */
+int nodeshm_coll_configure(void);
+
 /* team_sync */
 int nodeshm_coll_sync(const char *call, nodeshm_team_t *t);
 

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include "core/runtime.h"
+#include "core/coll.h"
 #include "core/copy_engine.h"
 #include "core/dataseg.h"
 #include "core/env.h"
@@ -152,6 +153,7 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
         long spins;
         rc = nodeshm_env_long("NODESHM_SPIN_COUNT", 0, 0, 1L << 30, &spins);
     }
+    if (rc == NODESHM_OK) rc = nodeshm_coll_configure();
     rc = agree(rc);
     if (rc) return rc;
     /* copy engines (CMA, XPMEM): probed once over the node; debug lines say what works */
