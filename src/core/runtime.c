@@ -99,6 +99,11 @@ static void print_banner(void)
         printf("  NODESHM_PES_PER_NODE   cut nodes into pseudo-nodes of k PEs (tests the MPI path)\n");
         printf("  NODESHM_SPIN_COUNT     spins before a waiting PE yields its core: %u\n",
                nodeshm_spin_limit);
+        printf("  NODESHM_COLL_EAGER_MAX broadcast/collect/alltoall: staged copy up to this many bytes, "
+               "readers pull from the source above (default 4k, at most 64k)\n");
+        printf("  NODESHM_CMA, NODESHM_XPMEM  0 switches a single-copy engine off (probed at start-up)\n");
+        printf("  NODESHM_TUNING         tuning file (NAME=value lines; default "
+               "~/.config/nodeshm/tuning.conf): `nodeshm-bench report` writes one\n");
         printf("  NODESHM_DEBUG          same as SHMEM_DEBUG\n");
     }
     fflush(stdout);
