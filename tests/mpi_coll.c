@@ -122,18 +122,6 @@ static void test_bcast(MPI_Comm comm, const char *cname)
 
 /* ---------------------------------------------------------------- allreduce */
 
-static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    (void)type;
-    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
-}
-
-static void sum_pairs(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    (void)type;
-    for (int i = 0; i < 2 * *len; i++) ((int *)inout)[i] += ((int *)in)[i];
-}
-
 static void test_allreduce(MPI_Comm comm, const char *cname)
 {
     int rank, size;

@@ -55,18 +55,6 @@ static int skip_count(const tinfo_t *t, int ti, MPI_Op op, int n, int ci)
 
 /* ---------------------------------------------------------------- reduce */
 
-static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    (void)type;
-    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
-}
-
-static void sum_pairs(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    (void)type;
-    for (int i = 0; i < 2 * *len; i++) ((int *)inout)[i] += ((int *)in)[i];
-}
-
 static void test_reduce(MPI_Comm comm, const char *cname)
 {
     int rank, size;

@@ -158,6 +158,20 @@ static const int counts[] __attribute__((unused)) = {0, 1, 3, 17, 1001, 4099, 30
 #define NCOUNTS (int)(sizeof counts / sizeof *counts)
 
 
+/* User-defined ops (handed to the MPI library by the interposer): int sum, and the sum of both
+ * ints of MPI_2INT pairs. */
+static void __attribute__((unused)) sum_ints(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void __attribute__((unused)) sum_pairs(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < 2 * *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+
 /* Runs test_comm(comm, name) on every communicator shape; returns the exit status. */
 static int mpi_test_main(int argc, char **argv, const char *prog,
                          void (*test_comm)(MPI_Comm comm, const char *cname))

@@ -459,13 +459,14 @@ static void reduce_node(nodeshm_team_t *t, turn_t x, void *dest, const void *src
     mark_done(t, x);
 }
 
-int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const void *src,
-                        size_t count, size_t elem, nodeshm_reduce_fn fn, MPI_Datatype dtype,
-                        MPI_Op op)
+/* Reduction and scan arguments: count * elem fits, both arrays symmetric, and either the same
+ * array (in place) or disjoint. */
+static int check_reduce_args(const char *call, const char *count_name, void *dest, const void *src,
+                             size_t count, size_t elem)
 {
     size_t nbytes = count * elem;
     if (elem && nbytes / elem != count)
-        return nodeshm_report(NODESHM_ERR_ARG, call, "nreduce %zu is too large", count);
+        return nodeshm_report(NODESHM_ERR_ARG, call, "%s %zu is too large", count_name, count);
     int rc = check_sym(call, "dest", dest, nbytes);
     if (!rc) rc = check_sym(call, "source", src, nbytes);
     if (rc) return rc;
@@ -473,6 +474,16 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
         (const char *)src < (char *)dest + nbytes)
         return nodeshm_report(NODESHM_ERR_ARG, call, "dest %p and source %p overlap without being "
                                                      "the same array", dest, src);
+    return NODESHM_OK;
+}
+
+int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const void *src,
+                        size_t count, size_t elem, nodeshm_reduce_fn fn, MPI_Datatype dtype,
+                        MPI_Op op)
+{
+    size_t nbytes = count * elem;
+    int rc = check_reduce_args(call, "nreduce", dest, src, count, elem);
+    if (rc) return rc;
     MPI_Comm leaders = MPI_COMM_NULL;
     if (t->n_nodes > 1 && (rc = leaders_comm(call, t, &leaders))) return rc;
     uint64_t e = coll_begin(t);
@@ -547,15 +558,8 @@ int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const voi
                       MPI_Op op, int exclusive)
 {
     size_t nbytes = count * elem;
-    if (elem && nbytes / elem != count)
-        return nodeshm_report(NODESHM_ERR_ARG, call, "nelems %zu is too large", count);
-    int rc = check_sym(call, "dest", dest, nbytes);
-    if (!rc) rc = check_sym(call, "source", src, nbytes);
+    int rc = check_reduce_args(call, "nelems", dest, src, count, elem);
     if (rc) return rc;
-    if (dest != src && (char *)dest < (const char *)src + nbytes &&
-        (const char *)src < (char *)dest + nbytes)
-        return nodeshm_report(NODESHM_ERR_ARG, call, "dest %p and source %p overlap without being "
-                                                     "the same array", dest, src);
     if (t->n_nodes > 1) {
         (void)turn_begin(t, coll_begin(t));
         return count ? scan_mpi(call, t, dest, src, count, elem, fn, dtype, op, exclusive) : NODESHM_OK;

@@ -44,6 +44,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     nsm_store(&NSM_MY(s)->arrive, seq);
 
     if (bytes <= NSM_ALLREDUCE_ONE_PHASE) {
+        /* one phase: one rank reduces every slot (each rank itself on one node) */
         if (s->n_nodes == 1) {
             nsm_wait_all(s, NSM_F_ARRIVE, seq);
             nsm_reduce_slots(s, recvbuf, 0, count, bytes, type, op);
@@ -53,34 +54,28 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
         if (s->node_rank == 0) {
             nsm_wait_all(s, NSM_F_ARRIVE, seq);
             nsm_reduce_slots(s, s->result, 0, count, bytes, type, op);
+        }
+    } else {
+        /* each node rank reduces one chunk over all slots, in node rank order */
+        int chunk = (count + s->node_size - 1) / s->node_size;
+        int first = s->node_rank * chunk;
+        int n = count - first < chunk ? count - first : chunk;
+        if (n > 0) {
+            size_t off = (size_t)first * (size_t)extent, len = (size_t)n * (size_t)extent;
+            nsm_wait_all(s, NSM_F_ARRIVE, seq);
+            nsm_reduce_slots(s, s->result + off, off, n, len, type, op);
+        }
+        nsm_store(&NSM_MY(s)->reduced, seq);
+        if (s->n_nodes == 1 || s->node_rank == 0) nsm_wait_all(s, NSM_F_REDUCED, seq);
+    }
+    /* the node's result is in s->result: leaders combine it between nodes */
+    if (s->n_nodes > 1) {
+        if (s->node_rank == 0) {
             PMPI_Allreduce(MPI_IN_PLACE, s->result, count, type, op, s->leaders);
             nsm_store(NSM_RELEASE(s), seq);
         } else {
             nsm_wait_ge(s, NSM_RELEASE(s), seq);
         }
-        memcpy(recvbuf, s->result, bytes);
-        nsm_store(&NSM_MY(s)->done, seq);
-        return MPI_SUCCESS;
-    }
-
-    /* each node rank reduces one chunk over all slots, in node rank order */
-    int chunk = (count + s->node_size - 1) / s->node_size;
-    int first = s->node_rank * chunk;
-    int n = count - first < chunk ? count - first : chunk;
-    if (n > 0) {
-        size_t off = (size_t)first * (size_t)extent, len = (size_t)n * (size_t)extent;
-        nsm_wait_all(s, NSM_F_ARRIVE, seq);
-        nsm_reduce_slots(s, s->result + off, off, n, len, type, op);
-    }
-    nsm_store(&NSM_MY(s)->reduced, seq);
-    if (s->n_nodes == 1) {
-        nsm_wait_all(s, NSM_F_REDUCED, seq);
-    } else if (s->node_rank == 0) {
-        nsm_wait_all(s, NSM_F_REDUCED, seq);
-        PMPI_Allreduce(MPI_IN_PLACE, s->result, count, type, op, s->leaders);
-        nsm_store(NSM_RELEASE(s), seq);
-    } else {
-        nsm_wait_ge(s, NSM_RELEASE(s), seq);
     }
     memcpy(recvbuf, s->result, bytes);
     nsm_store(&NSM_MY(s)->done, seq);

@@ -55,31 +55,6 @@ static const char *a2a_recv_ptr(const nsm_state_t *s, const char *area, size_t s
                    (size_t)s->stage_index[r] * (size_t)s->node_size + (size_t)s->node_rank) * stride;
 }
 
-/* Copies `count` elements of `type` at src (packed: `bytes`) to dst, or back (unpack). */
-static void a2a_pack(char *dst, size_t bytes, const char *src, int count, MPI_Datatype type, int dense,
-                     MPI_Comm comm)
-{
-    if (!bytes) return;
-    if (dense) {
-        memcpy(dst, src, bytes);
-    } else {
-        int pos = 0;
-        PMPI_Pack(src, count, type, dst, (int)bytes, &pos, comm);
-    }
-}
-
-static void a2a_unpack(char *dst, int count, MPI_Datatype type, int dense, const char *src, size_t bytes,
-                       MPI_Comm comm)
-{
-    if (!bytes) return;
-    if (dense) {
-        memcpy(dst, src, bytes);
-    } else {
-        int pos = 0;
-        PMPI_Unpack(src, (int)bytes, &pos, dst, count, type, comm);
-    }
-}
-
 /* Leaders: one PMPI_Alltoallv moving `moved` bytes of every `stride`-strided block of the
  * stage's send half for other nodes into its receive half. */
 static void a2a_leaders(nsm_state_t *s, size_t stride, size_t moved)
@@ -146,7 +121,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     uint64_t seq = nsm_begin(s);
     for (int r = 0; r < s->size; r++)
         if (r != s->rank || !self_direct)
-            a2a_pack(area + a2a_send_block(s, r) * T, T, (const char *)sendbuf + (size_t)r * sstride, sendcount,
+            nsm_pack_as(area + a2a_send_block(s, r) * T, T, (const char *)sendbuf + (size_t)r * sstride, sendcount,
                      sendtype, sdense, comm);
     nsm_store(&NSM_MY(s)->arrive, seq);
     if (self_direct)
@@ -162,19 +137,19 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
             int r = s->node_members[i];
             if (r == s->rank && self_direct) continue;
             nsm_wait_ge(s, &s->lines[i].arrive, seq);
-            a2a_unpack((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
+            nsm_unpack_as((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
                        a2a_recv_ptr(s, area, T, r), T, comm);
         }
         nsm_wait_ge(s, NSM_RELEASE(s), seq);
         for (int r = 0; r < s->size; r++)
             if (s->node_of[r] != s->my_node)
-                a2a_unpack((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
+                nsm_unpack_as((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
                            a2a_recv_ptr(s, area, T, r), T, comm);
     } else {
         for (int r = 0; r < s->size; r++) {
             if (r == s->rank && self_direct) continue;
             nsm_wait_ge(s, &s->lines[r].arrive, seq);
-            a2a_unpack((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
+            nsm_unpack_as((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
                        a2a_recv_ptr(s, area, T, r), T, comm);
         }
     }
@@ -227,7 +202,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     if (mine <= T)
         for (int r = 0; r < s->size; r++)
             if (r != s->rank || !self_direct)
-                a2a_pack(area + a2a_send_block(s, r) * T, (size_t)scounts[r] * (size_t)ssize,
+                nsm_pack_as(area + a2a_send_block(s, r) * T, (size_t)scounts[r] * (size_t)ssize,
                          (const char *)sbuf + (size_t)sdisp[r] * (size_t)sext, scounts[r], stype, sdense, comm);
     *A2AV_VOTE(s, s->node_rank) = mine;
     nsm_store(&NSM_MY(s)->arrive, seq);
@@ -255,7 +230,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                               comm);
     }
     for (int r = 0; r < s->size; r++)
-        a2a_unpack((char *)recvbuf + (size_t)rdispls[r] * (size_t)rext, recvcounts[r], recvtype, rdense,
+        nsm_unpack_as((char *)recvbuf + (size_t)rdispls[r] * (size_t)rext, recvcounts[r], recvtype, rdense,
                    r == s->rank && self_direct ? (const char *)sbuf + (size_t)sdisp[r] * (size_t)sext
                                                : a2a_recv_ptr(s, area, T, r),
                    (size_t)recvcounts[r] * (size_t)rsize, comm);

@@ -336,11 +336,11 @@ int nsm_is_dense(MPI_Datatype type)
     return lb == 0 && extent == tsize;
 }
 
-void nsm_pack(void *dst, size_t bytes, const void *src, int count, MPI_Datatype type,
-                     MPI_Comm comm)
+void nsm_pack_as(void *dst, size_t bytes, const void *src, int count, MPI_Datatype type, int dense,
+                 MPI_Comm comm)
 {
     if (!bytes) return;
-    if (nsm_is_dense(type)) {
+    if (dense) {
         memcpy(dst, src, bytes);
     } else {
         int pos = 0;
@@ -348,16 +348,26 @@ void nsm_pack(void *dst, size_t bytes, const void *src, int count, MPI_Datatype 
     }
 }
 
-void nsm_unpack(void *dst, int count, MPI_Datatype type, const void *src, size_t bytes,
-                       MPI_Comm comm)
+void nsm_unpack_as(void *dst, int count, MPI_Datatype type, int dense, const void *src, size_t bytes,
+                   MPI_Comm comm)
 {
     if (!bytes) return;
-    if (nsm_is_dense(type)) {
+    if (dense) {
         memcpy(dst, src, bytes);
     } else {
         int pos = 0;
         PMPI_Unpack(src, (int)bytes, &pos, dst, count, type, comm);
     }
+}
+
+void nsm_pack(void *dst, size_t bytes, const void *src, int count, MPI_Datatype type, MPI_Comm comm)
+{
+    if (bytes) nsm_pack_as(dst, bytes, src, count, type, nsm_is_dense(type), comm);
+}
+
+void nsm_unpack(void *dst, int count, MPI_Datatype type, const void *src, size_t bytes, MPI_Comm comm)
+{
+    if (bytes) nsm_unpack_as(dst, count, type, nsm_is_dense(type), src, bytes, comm);
 }
 
 int nsm_op_ok(MPI_Op op)

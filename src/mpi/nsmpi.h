@@ -105,6 +105,11 @@ int nsm_is_dense(MPI_Datatype type);  /* predefined and contiguous: memcpy gives
 /* Packed form of (src, count, type) into dst (bytes), and back. */
 void nsm_pack(void *dst, size_t bytes, const void *src, int count, MPI_Datatype type, MPI_Comm comm);
 void nsm_unpack(void *dst, int count, MPI_Datatype type, const void *src, size_t bytes, MPI_Comm comm);
+/* The same with nsm_is_dense(type) given: callers moving many blocks of one type ask once. */
+void nsm_pack_as(void *dst, size_t bytes, const void *src, int count, MPI_Datatype type, int dense,
+                 MPI_Comm comm);
+void nsm_unpack_as(void *dst, int count, MPI_Datatype type, int dense, const void *src, size_t bytes,
+                   MPI_Comm comm);
 /* A rank's own block from (src, scount, stype) to (dst, rcount, rtype), same signature (`bytes`):
  * one pack or unpack when either side is dense, else the MPI library copies it. */
 static inline void nsm_copy(void *dst, int rcount, MPI_Datatype rtype, const void *src, int scount,
