@@ -278,6 +278,7 @@ static void test_mixed(MPI_Comm comm, const char *cname)
         int root = it % size;
         long v[64], w[64];
         for (int i = 0; i < 64; i++) v[i] = it * 1000 + (rank == root ? i : -1);
+        straggle(comm, it);
         MPI_Bcast(v, 64, MPI_LONG, root, comm);
         int okb = 1;
         for (int i = 0; i < 64; i++) okb &= v[i] == it * 1000 + i;

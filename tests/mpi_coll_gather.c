@@ -218,6 +218,7 @@ static void test_back_to_back(MPI_Comm comm, const char *cname, int rank, int si
     for (int it = 0; it < 40; it++) {
         int root = (it * 7) % size, m = 1 + it % 64;
         for (int i = 0; i < m; i++) mine[i] = rank * 1000 + it * 7 + i;
+        straggle(comm, it);
         MPI_Allgather(mine, m, MPI_LONG, all, m, MPI_LONG, comm);
         for (int r = 0; r < size; r++)
             for (int i = 0; i < m; i++) ok[0] &= all[r * m + i] == r * 1000 + it * 7 + i;

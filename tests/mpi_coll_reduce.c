@@ -373,6 +373,7 @@ static void test_mixed(MPI_Comm comm, const char *cname)
     for (int it = 0; it < 24; it++) {
         int root = (it * 7) % size, n = 1 + it % 64;
         for (int i = 0; i < n; i++) v[i] = rank * 1000 + i + it;
+        straggle(comm, it);
         MPI_Reduce(v, w, n, MPI_LONG, MPI_SUM, root, comm);
         if (rank == root) {
             int ok = 1;
@@ -386,6 +387,7 @@ static void test_mixed(MPI_Comm comm, const char *cname)
         CHECK(ok, "%s: reduce_scatter_block #%d", cname, it);
         for (int j = 0; j < size; j++)
             for (int i = 0; i < n; i++) v[j * n + i] = rank * 100000 + j * 100 + i + it;
+        straggle(comm, it + 1);
         MPI_Alltoall(v, n, MPI_LONG, w, n, MPI_LONG, comm);
         ok = 1;
         for (int j = 0; j < size; j++)

@@ -24,7 +24,14 @@ int nodeshm_debug_enabled(void)
 static void vprint(const char *prefix, const char *fmt, va_list ap)
 {
     char msg[1024];
-    int n = snprintf(msg, sizeof msg, "nodeshm: PE %d: %s", nodeshm_rt.my_pe, prefix);
+    /* before shmem_init knows the PE number (e.g. a bad tuning file), the MPI rank if there is
+     * one, else no number at all */
+    int who = nodeshm_rt.my_pe, mpi_up = 0, mpi_down = 0, n;
+    if (who < 0 && MPI_Initialized(&mpi_up) == MPI_SUCCESS && mpi_up &&
+        MPI_Finalized(&mpi_down) == MPI_SUCCESS && !mpi_down)
+        MPI_Comm_rank(MPI_COMM_WORLD, &who);
+    if (who >= 0) n = snprintf(msg, sizeof msg, "nodeshm: PE %d: %s", who, prefix);
+    else n = snprintf(msg, sizeof msg, "nodeshm: %s", prefix);
     if (n < 0 || n >= (int)sizeof msg) n = 0;
     vsnprintf(msg + n, sizeof msg - (size_t)n - 1, fmt, ap);
     size_t len = strlen(msg);

@@ -82,7 +82,8 @@ static void a2a_leaders(nsm_state_t *s, size_t stride, size_t moved)
     PMPI_Type_free(&block);
 }
 
-/* The matrix of this communicator for blocks of `stride` bytes, or NULL if it does not fit. */
+/* The matrix of this communicator for blocks of `stride` bytes, or NULL if it does not fit: in
+ * the current bank, so ask again after nsm_begin. */
 static char *a2a_area(const nsm_state_t *s, size_t stride)
 {
     if (s->n_nodes == 1)
@@ -119,6 +120,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     /* my own block: straight across when both sides are plain bytes (not in place) */
     const int self_direct = !in_place && sdense && rdense;
     uint64_t seq = nsm_begin(s);
+    area = a2a_area(s, T);
     for (int r = 0; r < s->size; r++)
         if (r != s->rank || !self_direct)
             nsm_pack_as(area + a2a_send_block(s, r) * T, T, (const char *)sendbuf + (size_t)r * sstride, sendcount,
@@ -199,6 +201,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 
     const int self_direct = !in_place && sdense && rdense; /* my own block goes straight across */
     uint64_t seq = nsm_begin(s);
+    area = a2a_area(s, T);
     if (mine <= T)
         for (int r = 0; r < s->size; r++)
             if (r != s->rank || !self_direct)

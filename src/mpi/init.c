@@ -110,6 +110,7 @@ void nsm_load_config(void)
     nsm_cfg.stage_max = nsm_env_size("NODESHM_MPI_STAGE_MAX", NSM_DEFAULT_STAGE_MAX);
     nsm_cfg.pes_per_node = (int)nsm_env_long("NODESHM_PES_PER_NODE", 0, 1, 1L << 20);
     nsm_cfg.spin_count = (int)nsm_env_long("NODESHM_SPIN_COUNT", -1, 0, 1L << 30);
+    nsm_cfg.banks = (int)nsm_env_long("NODESHM_MPI_BANKS", 2, 1, 2);
     nsm_cfg.loaded = 1;
 }
 

@@ -50,8 +50,9 @@ void nsm_count_accelerated(void) { __atomic_fetch_add(&nsm_accelerated, 1, __ATO
 uint64_t nsm_begin(nsm_state_t *s)
 {
     nsm_count_accelerated();
-    uint64_t seq = ++s->seq;
-    nsm_wait_all(s, NSM_F_DONE, seq - 1);
+    uint64_t seq = ++s->seq, reused = (uint64_t)s->n_banks;
+    nsm_use_bank(s, seq);
+    if (seq > reused) nsm_wait_all(s, NSM_F_DONE, seq - reused);
     return seq;
 }
 
@@ -247,7 +248,9 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
     if (s->active) {
         nsm_size_buffers(s);
         size_t lines = sizeof(nsm_line_t) * ((size_t)s->node_size + 1);
-        size_t total = lines + s->result_bytes + s->slot_bytes * (size_t)s->node_size + s->stage_bytes;
+        s->n_banks = nsm_cfg.banks;
+        s->bank_bytes = s->result_bytes + s->slot_bytes * (size_t)s->node_size + s->stage_bytes;
+        size_t total = lines + (size_t)s->n_banks * s->bank_bytes;
         MPI_Info info;
         PMPI_Info_create(&info);
         PMPI_Info_set(info, "alloc_shared_noncontig", "false");
@@ -263,9 +266,8 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
         PMPI_Win_shared_query(s->win, 0, &qsize, &qdisp, &s->shm);
         s->lines = (nsm_line_t *)s->shm;
         if (s->node_rank == 0) memset(s->shm, 0, lines);
-        s->result = s->shm + lines;
-        s->slots = s->result + s->result_bytes;
-        s->stage = s->slots + s->slot_bytes * (size_t)s->node_size;
+        s->bank0 = s->shm + lines;
+        nsm_use_bank(s, 0);
         PMPI_Barrier(s->node); /* the zeroed flags are seen before anyone uses them */
     }
     pthread_mutex_lock(&nsm_lock);

@@ -41,9 +41,14 @@ typedef struct nsm_state {
     MPI_Win win;
     char *shm;                     /* the node's window, node rank 0's base */
     nsm_line_t *lines;             /* [node_size] + 1 (leader's release line) */
+    /* The current operation's buffers: bank seq % n_banks of the window (nsm_begin).  With two
+     * banks, a rank may write the next operation's buffers while peers still read this one's. */
     char *result;                  /* result area: bcast data, reduction result */
     char *slots;                   /* node_size slots of slot_bytes */
     char *stage;                   /* gather between nodes: all ranks' blocks (leaders only) */
+    char *bank0;                   /* bank 0's result area; bank k is bank_bytes further */
+    size_t bank_bytes;
+    int n_banks;
     size_t result_bytes, slot_bytes, stage_bytes;
     uint64_t seq;                  /* accelerated operations so far on this communicator */
     int spin_limit;
@@ -84,8 +89,17 @@ static inline void nsm_wait_ge(const nsm_state_t *s, const uint64_t *p, uint64_t
 
 /* Waits until field `field` (NSM_F_*) of every node rank's line is >= v. */
 void nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v);
+/* Points result/slots/stage at the bank of operation seq. */
+static inline void nsm_use_bank(nsm_state_t *s, uint64_t seq)
+{
+    s->result = s->bank0 + (size_t)(seq % (uint64_t)s->n_banks) * s->bank_bytes;
+    s->slots = s->result + s->result_bytes;
+    s->stage = s->slots + s->slot_bytes * (size_t)s->node_size;
+}
 /* Starts an accelerated operation: counts it, returns its sequence number, once every node peer
- * is done reading the shared buffers of the previous one (so they may be overwritten). */
+ * is done reading the shared buffers this one reuses (those of the operation n_banks ago: with
+ * two banks that is normally long finished, so back-to-back calls pipeline as the MPI
+ * libraries' eager sends do). */
 uint64_t nsm_begin(nsm_state_t *s);
 /* Counts an accelerated call that does not go through nsm_begin (nodeshm_mpi_accelerated). */
 void nsm_count_accelerated(void);
@@ -94,7 +108,9 @@ void nsm_count_accelerated(void);
 static inline uint64_t nsm_begin_reader(nsm_state_t *s)
 {
     nsm_count_accelerated();
-    return ++s->seq;
+    uint64_t seq = ++s->seq;
+    if (s->active) nsm_use_bank(s, seq);
+    return seq;
 }
 
 /* ---- datatypes */

@@ -57,6 +57,7 @@ typedef struct nsm_config {
     size_t stage_max;
     int pes_per_node;   /* 0: physical nodes */
     int spin_count;     /* -1: automatic */
+    int banks;          /* NODESHM_MPI_BANKS: buffer sets a rank may run ahead into (1 or 2) */
     int loaded;
 } nsm_config_t;
 

@@ -71,8 +71,8 @@ int nodeshm_comm_split_node(MPI_Comm comm, MPI_Comm *node)
     MPI_Comm physical;
     if ((rc = PMPI_Comm_rank(comm, &rank)) != MPI_SUCCESS) return rc;
     PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &physical);
-    const char *ppn = getenv("NODESHM_PES_PER_NODE");
-    int k = ppn ? atoi(ppn) : 0;
+    if (!__atomic_load_n(&nsm_cfg.loaded, __ATOMIC_ACQUIRE)) nsm_load_config(); /* checked value */
+    int k = nsm_cfg.pes_per_node;
     PMPI_Comm_rank(physical, &local);
     if (k <= 0) {
         *node = physical;
