@@ -16,6 +16,11 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   nodeshm_add_mpi_test(NAME mpi_coll NP 1 2 4 8 ARGS --expect-accel TIMEOUT 300 ENV ${accel_env})
   nodeshm_add_mpi_test(NAME mpi_coll NP 4 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
                        ENV ${accel_env})
+  # a ring of 2 small banks (NODESHM_MPI_RING): wrapped at every other small call; and none
+  nodeshm_add_mpi_test(NAME mpi_coll NP 4 ARGS --expect-accel TIMEOUT 300 SUFFIX _ring2
+                       ENV ${accel_env} NODESHM_MPI_RING=2 NODESHM_MPI_RING_BYTES=512)
+  nodeshm_add_mpi_test(NAME mpi_coll NP 3 ARGS --expect-accel TIMEOUT 300 SUFFIX _no_ring
+                       ENV ${accel_env} NODESHM_MPI_RING=0)
   nodeshm_add_mpi_test(NAME mpi_coll NP 4 ARGS --expect-none ENV NODESHM_MPI_DISABLE=all
                        SUFFIX _disabled TIMEOUT 300)
   # LD_PRELOAD on the ranks only (not on mpiexec): oshrun -np N env LD_PRELOAD=... exe

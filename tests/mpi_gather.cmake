@@ -25,6 +25,11 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
                        ENV ${gather_env} NODESHM_MPI_GATHERV_MIN=100 NODESHM_MPI_SCATTERV_MIN=100
                            NODESHM_MPI_SCATTER_MIN=100 NODESHM_MPI_ALLGATHER_MIN=100
                            NODESHM_MPI_ALLGATHERV_MIN=100)
+  # a ring of 3 small banks of 512 bytes (one node, small messages: NODESHM_MPI_RING): the
+  # back-to-back calls wrap it again and again; gatherv/scatterv blocks up to 512 B use it
+  nodeshm_add_mpi_test(NAME mpi_coll_gather NP 4 ARGS --expect-accel TIMEOUT 120 SUFFIX _ring3
+                       ENV ${gather_env} NODESHM_MPI_GATHERV_MAX=512 NODESHM_MPI_SCATTERV_MAX=512
+                           NODESHM_MPI_RING=3 NODESHM_MPI_RING_BYTES=512)
   # the measured defaults
   nodeshm_add_mpi_test(NAME mpi_coll_gather NP 4 ARGS --expect-accel TIMEOUT 120 SUFFIX _defaults)
   nodeshm_add_mpi_test(NAME mpi_coll_gather NP 4 ARGS --expect-none TIMEOUT 120 SUFFIX _disabled

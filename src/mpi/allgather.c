@@ -55,7 +55,7 @@ static int allgather_shm(nsm_state_t *s, const void *sendbuf, int sendcount, MPI
     }
     uint64_t seq = nsm_begin(s);
     char *mine = multi ? s->stage + soff[s->stage_index[me]]
-                       : s->slots + (size_t)s->node_rank * s->slot_bytes;
+                       : nsm_slot(s, s->node_rank);
     if (in_place)
         nsm_pack(mine, blk_bytes(g, me), blk_at(recvbuf, g, me), blk_count(g, me), recvtype, comm);
     else
@@ -86,7 +86,7 @@ static int allgather_shm(nsm_state_t *s, const void *sendbuf, int sendcount, MPI
         } else {
             int nr = s->stage_index[r]; /* one node: stage index = node rank */
             nsm_wait_ge(s, &s->lines[nr].arrive, seq);
-            src = s->slots + (size_t)nr * s->slot_bytes;
+            src = nsm_slot(s, nr);
         }
         if (dense)
             memcpy(blk_at(recvbuf, g, r), src, n);

@@ -20,7 +20,7 @@ void nsm_reduce_slots(const nsm_state_t *s, void *dst, size_t off, int n, size_t
 {
     memcpy(dst, s->slots + off, len);
     for (int j = 1; j < s->node_size; j++)
-        PMPI_Reduce_local(s->slots + (size_t)j * s->slot_bytes + off, dst, n, type, op);
+        PMPI_Reduce_local(nsm_slot(s, j) + off, dst, n, type, op);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -39,7 +39,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     if (count == 0) return MPI_SUCCESS;
     size_t bytes = (size_t)count * (size_t)extent;
     uint64_t seq = nsm_begin(s);
-    char *slot = s->slots + (size_t)s->node_rank * s->slot_bytes;
+    char *slot = nsm_slot(s, s->node_rank);
     memcpy(slot, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
     nsm_store(&NSM_MY(s)->arrive, seq);
 

@@ -12,7 +12,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
     if (!s || bytes < 0 || (size_t)bytes > nsm_cfg.max[NSM_OP_BCAST] || root < 0 || root >= s->size)
         return PMPI_Bcast(buf, count, type, root, comm);
     if (bytes == 0) return MPI_SUCCESS;
-    uint64_t seq = nsm_begin(s);
+    uint64_t seq = nsm_begin_sized(s, (size_t)bytes);
     int root_node = s->node_of[root];
     int root_here = root_node == s->my_node;
     int root_nr = root_here ? s->stage_index[root] - s->node_first[root_node] : -1;

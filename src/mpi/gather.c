@@ -24,8 +24,8 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     MPI_Aint rlb = 0, rext = 0;
     if (rank == root) PMPI_Type_get_extent(recvtype, &rlb, &rext);
     const size_t rstride = (size_t)recvcount * (size_t)rext;
-    uint64_t seq = nsm_begin(s);
-    char *slot = s->slots + (size_t)s->node_rank * s->slot_bytes;
+    uint64_t seq = nsm_begin_sized(s, (size_t)b);
+    char *slot = nsm_slot(s, s->node_rank);
     int in_place = rank == root && sendbuf == MPI_IN_PLACE;
     int multi = s->n_nodes > 1;
     if (rank != root || multi) {
@@ -36,13 +36,13 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
         nsm_store(&NSM_MY(s)->arrive, seq);
     }
     const char *src = s->slots;
-    size_t src_stride = s->slot_bytes;
+    size_t src_stride = s->slot_stride;
     if (multi) {
         int root_node = s->node_of[root];
         if (s->node_rank == 0) {
             nsm_wait_all(s, NSM_F_ARRIVE, seq);
             MPI_Datatype blocks;
-            PMPI_Type_vector(s->node_size, (int)b, (int)s->slot_bytes, MPI_BYTE, &blocks);
+            PMPI_Type_vector(s->node_size, (int)b, (int)s->slot_stride, MPI_BYTE, &blocks);
             PMPI_Type_commit(&blocks);
             int *counts = NULL, *displs = NULL;
             if (s->my_node == root_node) {

@@ -57,13 +57,13 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if (!at_root) {
         if (!VIA_SLOT((size_t)mine)) {
             /* writes no shared buffer: no wait for the previous operation's readers */
-            uint64_t seq = nsm_begin_reader(s);
+            uint64_t seq = nsm_begin_reader_sized(s, max);
             if (mine) PMPI_Send(sendbuf, sendcount, sendtype, s->stage_index[root], NSM_GATHERV_TAG, s->node);
             nsm_store(&NSM_MY(s)->done, seq);
             return MPI_SUCCESS;
         }
-        uint64_t seq = nsm_begin(s);
-        nsm_pack(s->slots + (size_t)s->node_rank * s->slot_bytes, (size_t)mine, sendbuf, sendcount, sendtype,
+        uint64_t seq = nsm_begin_sized(s, max);
+        nsm_pack(nsm_slot(s, s->node_rank), (size_t)mine, sendbuf, sendcount, sendtype,
                  comm);
         nsm_store(&NSM_MY(s)->arrive, seq);
         nsm_store(&NSM_MY(s)->done, seq);
@@ -71,7 +71,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     }
     /* the root only reads shared buffers; point-to-point blocks arrive by themselves while it
      * copies the others out */
-    uint64_t seq = nsm_begin_reader(s);
+    uint64_t seq = nsm_begin_reader_sized(s, max);
     MPI_Request *req = NULL;
     int nreq = 0;
     for (int r = 0; r < s->size; r++) {
@@ -93,7 +93,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         if (r == root || !VIA_SLOT(n)) continue;
         int nr = s->stage_index[r]; /* one node: stage index = node rank */
         nsm_wait_ge(s, &s->lines[nr].arrive, seq);
-        const char *src = s->slots + (size_t)nr * s->slot_bytes;
+        const char *src = nsm_slot(s, nr);
         if (dense)
             memcpy((char *)recvbuf + displs[r] * ext, src, n);
         else

@@ -111,6 +111,8 @@ void nsm_load_config(void)
     nsm_cfg.pes_per_node = (int)nsm_env_long("NODESHM_PES_PER_NODE", 0, 1, 1L << 20);
     nsm_cfg.spin_count = (int)nsm_env_long("NODESHM_SPIN_COUNT", -1, 0, 1L << 30);
     nsm_cfg.banks = (int)nsm_env_long("NODESHM_MPI_BANKS", 2, 1, 2);
+    nsm_cfg.ring_depth = (int)nsm_env_long("NODESHM_MPI_RING", 256, 0, 65536);
+    nsm_cfg.ring_bytes = nsm_env_size("NODESHM_MPI_RING_BYTES", 1024);
     nsm_cfg.loaded = 1;
 }
 

@@ -47,11 +47,28 @@ void nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v)
 
 void nsm_count_accelerated(void) { __atomic_fetch_add(&nsm_accelerated, 1, __ATOMIC_RELAXED); }
 
-uint64_t nsm_begin(nsm_state_t *s)
+uint64_t nsm_use_buffers(nsm_state_t *s, uint64_t seq, size_t need)
+{
+    if (s->ring_depth > 0 && s->n_nodes == 1 && need <= s->ring_slot) {
+        s->result = s->ring0 + (size_t)(seq % (uint64_t)s->ring_depth) * s->ring_bank_bytes;
+        s->slots = s->result + s->ring_slot;
+        s->stage = NULL;
+        s->slot_stride = s->ring_slot;
+        return (uint64_t)s->ring_depth;
+    }
+    s->result = s->bank0 + (size_t)(seq % (uint64_t)s->n_banks) * s->bank_bytes;
+    s->slots = s->result + s->result_bytes;
+    s->stage = s->slots + s->slot_bytes * (size_t)s->node_size;
+    s->slot_stride = s->slot_bytes;
+    return (uint64_t)s->n_banks;
+}
+
+/* The buffers of op seq were last used by op seq - reused or earlier; done flags only grow, so
+ * done >= seq - reused on every peer means all of those readers finished. */
+uint64_t nsm_begin_sized(nsm_state_t *s, size_t need)
 {
     nsm_count_accelerated();
-    uint64_t seq = ++s->seq, reused = (uint64_t)s->n_banks;
-    nsm_use_bank(s, seq);
+    uint64_t seq = ++s->seq, reused = nsm_use_buffers(s, seq, need);
     if (seq > reused) nsm_wait_all(s, NSM_F_DONE, seq - reused);
     return seq;
 }
@@ -124,6 +141,8 @@ void nsm_finalize_states(void)
     free(all);
     PMPI_Comm_free_keyval(&nsm_keyval);
 }
+
+#define NSM_RING_BUDGET ((size_t)4 << 20)
 
 static size_t nsm_round(size_t x) { return (x + NSM_LINE - 1) / NSM_LINE * NSM_LINE; }
 
@@ -250,7 +269,15 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
         size_t lines = sizeof(nsm_line_t) * ((size_t)s->node_size + 1);
         s->n_banks = nsm_cfg.banks;
         s->bank_bytes = s->result_bytes + s->slot_bytes * (size_t)s->node_size + s->stage_bytes;
-        size_t total = lines + (size_t)s->n_banks * s->bank_bytes;
+        s->ring_slot = nsm_round(nsm_cfg.ring_bytes);
+        s->ring_bank_bytes = s->ring_slot * ((size_t)s->node_size + 1);
+        /* at most NSM_RING_BUDGET per communicator (big nodes get a shallower ring), but a
+         * configured depth below 16 is kept (tests) */
+        size_t fit = NSM_RING_BUDGET / s->ring_bank_bytes;
+        s->ring_depth = s->n_nodes > 1 || !s->ring_slot ? 0
+                        : nsm_cfg.ring_depth <= 16 || (size_t)nsm_cfg.ring_depth <= fit ? nsm_cfg.ring_depth
+                        : fit < 16 ? 16 : (int)fit;
+        size_t total = lines + (size_t)s->n_banks * s->bank_bytes + (size_t)s->ring_depth * s->ring_bank_bytes;
         MPI_Info info;
         PMPI_Info_create(&info);
         PMPI_Info_set(info, "alloc_shared_noncontig", "false");
@@ -267,7 +294,8 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
         s->lines = (nsm_line_t *)s->shm;
         if (s->node_rank == 0) memset(s->shm, 0, lines);
         s->bank0 = s->shm + lines;
-        nsm_use_bank(s, 0);
+        s->ring0 = s->bank0 + (size_t)s->n_banks * s->bank_bytes;
+        (void)nsm_use_buffers(s, 0, NSM_NEED_ANY);
         PMPI_Barrier(s->node); /* the zeroed flags are seen before anyone uses them */
     }
     pthread_mutex_lock(&nsm_lock);

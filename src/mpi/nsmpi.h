@@ -49,6 +49,13 @@ typedef struct nsm_state {
     char *bank0;                   /* bank 0's result area; bank k is bank_bytes further */
     size_t bank_bytes;
     int n_banks;
+    size_t slot_stride;            /* the current operation's slot size (nsm_slot) */
+    /* One node, small messages: a ring of ring_depth small banks (a result area and node_size
+     * slots of ring_slot bytes each), so a root (or the senders of a gather) may run up to
+     * ring_depth calls ahead of slow readers, as the MPI libraries' eager sends let them. */
+    char *ring0;
+    size_t ring_slot, ring_bank_bytes;
+    int ring_depth;
     size_t result_bytes, slot_bytes, stage_bytes;
     uint64_t seq;                  /* accelerated operations so far on this communicator */
     int spin_limit;
@@ -89,29 +96,32 @@ static inline void nsm_wait_ge(const nsm_state_t *s, const uint64_t *p, uint64_t
 
 /* Waits until field `field` (NSM_F_*) of every node rank's line is >= v. */
 void nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v);
-/* Points result/slots/stage at the bank of operation seq. */
-static inline void nsm_use_bank(nsm_state_t *s, uint64_t seq)
-{
-    s->result = s->bank0 + (size_t)(seq % (uint64_t)s->n_banks) * s->bank_bytes;
-    s->slots = s->result + s->result_bytes;
-    s->stage = s->slots + s->slot_bytes * (size_t)s->node_size;
-}
+/* Points result/slots/stage at the buffers of operation seq: its small-ring bank when the
+ * operation needs at most ring_slot bytes of result area and of each slot (`need`, the same on
+ * every rank) on a one-node communicator, else its bank; returns how many operations back the
+ * last one that used the same buffers is. */
+uint64_t nsm_use_buffers(nsm_state_t *s, uint64_t seq, size_t need);
+/* Node rank i's slot of the current operation. */
+static inline char *nsm_slot(const nsm_state_t *s, int i) { return s->slots + (size_t)i * s->slot_stride; }
 /* Starts an accelerated operation: counts it, returns its sequence number, once every node peer
- * is done reading the shared buffers this one reuses (those of the operation n_banks ago: with
- * two banks that is normally long finished, so back-to-back calls pipeline as the MPI
- * libraries' eager sends do). */
-uint64_t nsm_begin(nsm_state_t *s);
+ * is done reading the shared buffers this one reuses (those of the operation n_banks, or
+ * ring_depth, calls ago: normally long finished, so back-to-back calls pipeline as the MPI
+ * libraries' eager sends do).  need: as for nsm_use_buffers; NSM_NEED_ANY: not small. */
+#define NSM_NEED_ANY ((size_t)-1)
+uint64_t nsm_begin_sized(nsm_state_t *s, size_t need);
+static inline uint64_t nsm_begin(nsm_state_t *s) { return nsm_begin_sized(s, NSM_NEED_ANY); }
 /* Counts an accelerated call that does not go through nsm_begin (nodeshm_mpi_accelerated). */
 void nsm_count_accelerated(void);
 /* nsm_begin for a rank that writes no shared buffer in this operation (it only reads, or moves
  * its data point to point): nothing of the previous one can be overwritten, so it need not wait. */
-static inline uint64_t nsm_begin_reader(nsm_state_t *s)
+static inline uint64_t nsm_begin_reader_sized(nsm_state_t *s, size_t need)
 {
     nsm_count_accelerated();
     uint64_t seq = ++s->seq;
-    if (s->active) nsm_use_bank(s, seq);
+    if (s->active) (void)nsm_use_buffers(s, seq, need);
     return seq;
 }
+static inline uint64_t nsm_begin_reader(nsm_state_t *s) { return nsm_begin_reader_sized(s, NSM_NEED_ANY); }
 
 /* ---- datatypes */
 /* Bytes of `count` elements of `type` in packed form; -1 if unusable (negative, overflow). */

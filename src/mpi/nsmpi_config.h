@@ -7,6 +7,10 @@
  *   NODESHM_MPI_<OP>_MIN                           smallest message accelerated, for the ops of
  *                                                  NSM_OP_MINS
  *   NODESHM_MPI_STAGE_MAX                          between nodes: leaders' staging bytes cap
+ *   NODESHM_MPI_BANKS (2)                          buffer sets: calls a rank may run ahead
+ *   NODESHM_MPI_RING (256), NODESHM_MPI_RING_BYTES (1k)  one node, small messages: how many
+ *                                                  calls a root may run ahead (at most 4 MiB of
+ *                                                  ring per communicator), up to what size
  *   NODESHM_PES_PER_NODE, NODESHM_SPIN_COUNT       as for the OpenSHMEM side
  * Every rank must see the same values (mpiexec passes the environment to all). */
 #ifndef NODESHM_MPI_CONFIG_H
@@ -58,6 +62,8 @@ typedef struct nsm_config {
     int pes_per_node;   /* 0: physical nodes */
     int spin_count;     /* -1: automatic */
     int banks;          /* NODESHM_MPI_BANKS: buffer sets a rank may run ahead into (1 or 2) */
+    int ring_depth;     /* NODESHM_MPI_RING: small banks (0: none), one-node communicators */
+    size_t ring_bytes;  /* NODESHM_MPI_RING_BYTES: their result area and slot size */
     int loaded;
 } nsm_config_t;
 

@@ -32,7 +32,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
     if (recvcount == 0) return MPI_SUCCESS;
     const size_t block = (size_t)recvcount * (size_t)extent;
     uint64_t seq = nsm_begin(s);
-    char *slot = s->slots + (size_t)s->node_rank * s->slot_bytes;
+    char *slot = nsm_slot(s, s->node_rank);
     memcpy(slot, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, block * (size_t)s->size);
     nsm_store(&NSM_MY(s)->arrive, seq);
     nsm_wait_all(s, NSM_F_ARRIVE, seq);

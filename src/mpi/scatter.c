@@ -60,10 +60,10 @@ static int scatter_node(nsm_state_t *s, const void *sendbuf, const blocks_t *g, 
     int root_nr = s->stage_index[root]; /* one node: stage index = node rank */
     if (s->rank != root) {
         /* only reads shared buffers: no wait for the previous operation's readers */
-        uint64_t seq = nsm_begin_reader(s);
+        uint64_t seq = nsm_begin_reader_sized(s, hi);
         if (VIA_SLOT(mine)) {
             nsm_wait_ge(s, &s->lines[root_nr].arrive, seq);
-            nsm_unpack(recvbuf, recvcount, recvtype, s->slots + (size_t)s->node_rank * s->slot_bytes, mine,
+            nsm_unpack(recvbuf, recvcount, recvtype, nsm_slot(s, s->node_rank), mine,
                        comm);
         } else if (mine) {
             PMPI_Recv(recvbuf, recvcount, recvtype, root_nr, NSM_SCATTERV_TAG, s->node, MPI_STATUS_IGNORE);
@@ -74,7 +74,7 @@ static int scatter_node(nsm_state_t *s, const void *sendbuf, const blocks_t *g, 
     int writes = 0, nreq = 0;
     for (int r = 0; r < s->size && !writes; r++) writes = r != root && VIA_SLOT(blk_bytes(g, r));
     /* the root overwrites slots: only once their readers of the previous operation are done */
-    uint64_t seq = writes ? nsm_begin(s) : nsm_begin_reader(s);
+    uint64_t seq = writes ? nsm_begin_sized(s, hi) : nsm_begin_reader_sized(s, hi);
     MPI_Request *req = NULL;
     for (int r = 0; r < s->size; r++) {
         size_t n = blk_bytes(g, r);
@@ -88,7 +88,7 @@ static int scatter_node(nsm_state_t *s, const void *sendbuf, const blocks_t *g, 
                        s->node, &req[nreq++]);
             continue;
         }
-        nsm_pack(s->slots + (size_t)s->stage_index[r] * s->slot_bytes, n, blk_at(sendbuf, g, r),
+        nsm_pack(nsm_slot(s, s->stage_index[r]), n, blk_at(sendbuf, g, r),
                  blk_count(g, r), sendtype, comm);
     }
     nsm_store(&NSM_MY(s)->arrive, seq);
