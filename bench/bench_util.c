@@ -122,6 +122,7 @@ int bench_parse(int argc, char **argv, const char *prog, int rank, bench_opts_t 
     for (int i = 1; i < argc && !bad; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--csv")) o->csv = 1;
+        else if (!strcmp(a, "--cold")) o->cold = 1;
         else if (!strcmp(a, "-f")) o->full = 1;
         else if (!strcmp(a, "-m")) {
             char buf[64];
@@ -158,7 +159,9 @@ int bench_parse(int argc, char **argv, const char *prog, int rank, bench_opts_t 
     if (!bad) return 0;
     if (rank == 0)
         fprintf(stderr, "%s: %s: '%s'\nusage: %s [-m [min:]max] [-i iters] [-x warmup] [-f] "
-                "[--csv]%s%s\n", prog, why, bad, prog, usage ? " " : "", usage ? usage : "");
+                "[--csv] [--cold]%s%s\n  --cold: each operation on the next of a rotation of "
+                "buffers >= 2 x the last-level cache (p2p, pairs, dt; NODESHM_BENCH_COLD_BUDGET "
+                "caps it)\n", prog, why, bad, prog, usage ? " " : "", usage ? usage : "");
     return 2;
 }
 
@@ -187,6 +190,135 @@ long bench_warmup(const bench_opts_t *o, long normal)
     if (o->warmup >= 0) return o->warmup;
     long n = bench_quick() ? normal / 10 : normal;
     return n > 0 ? n : 1;
+}
+
+/* --- --cold ------------------------------------------------------------------------------- */
+
+size_t bench_llc_bytes(void)
+{
+    /* sysfs first: the highest level of cpu0's data/unified caches */
+    size_t best = 0;
+    int best_level = 0;
+    for (int i = 0; i < 16; i++) {
+        char path[96], kind[32] = "";
+        int level = 0;
+        unsigned long kb = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *f = fopen(path, "r");
+        if (!f) break;
+        if (fscanf(f, "%d", &level) != 1) level = 0;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        if ((f = fopen(path, "r"))) {
+            if (fscanf(f, "%31s", kind) != 1) kind[0] = 0;
+            fclose(f);
+        }
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if ((f = fopen(path, "r"))) {
+            if (fscanf(f, "%luK", &kb) != 1) kb = 0;
+            fclose(f);
+        }
+        if (strcmp(kind, "Instruction") && kb && level >= best_level) {
+            best_level = level;
+            best = (size_t)kb << 10;
+        }
+    }
+    if (best) return best;
+    long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (v <= 0) v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return v > 0 ? (size_t)v : (size_t)32 << 20;
+}
+
+/* MemAvailable from /proc/meminfo, bytes (0: unknown) */
+static size_t mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    unsigned long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lu kB", &kb) == 1) break;
+    if (f) fclose(f);
+    return (size_t)kb << 10;
+}
+
+size_t bench_cold_bytes(const char *prog, int rank, int node_pes, int nrings, int nsym,
+                        size_t sym_heap, size_t max_size)
+{
+    char a[16], b[16], c[16];
+    /* quick mode (tests): a small budget, so that touching the rings stays cheap */
+    size_t llc = bench_llc_bytes(), want = 2 * llc,
+           budget = bench_quick() ? (size_t)64 << 20 : (size_t)1 << 30;
+    const char *env = getenv("NODESHM_BENCH_COLD_BUDGET");
+    if (env && *env && parse_bytes(env, &budget)) {
+        if (rank == 0)
+            bench_note(prog, "--cold: NODESHM_BENCH_COLD_BUDGET='%s' is not a byte count", env);
+        return 0;
+    }
+    const char *capped_by = NULL;
+    size_t avail = mem_available(), per_ring = budget / (size_t)(nrings > 0 ? nrings : 1);
+    if (want > per_ring) capped_by = "NODESHM_BENCH_COLD_BUDGET per PE";
+    size_t mem_cap = avail ? avail / 4 / (size_t)(node_pes > 0 ? node_pes : 1) / (size_t)nrings : 0;
+    if (mem_cap && mem_cap < per_ring) {
+        per_ring = mem_cap;
+        if (want > per_ring) capped_by = "a quarter of MemAvailable over the node's PEs";
+    }
+    if (nsym > 0 && sym_heap / 4 * 3 / (size_t)nsym < per_ring) {
+        per_ring = sym_heap / 4 * 3 / (size_t)nsym;
+        if (want > per_ring) capped_by = "SHMEM_SYMMETRIC_SIZE (3/4 of the heap)";
+    }
+    size_t total = want < per_ring ? want : per_ring;
+    size_t slot = (max_size + 4095) & ~(size_t)4095;
+    if (total < slot) total = slot; /* one slot of the largest size, at least */
+    if (total > per_ring) {
+        if (rank == 0) {
+            bench_fmt_size(slot, a);
+            bench_fmt_size(per_ring, b);
+            bench_note(prog, "--cold: a %s-byte buffer does not fit the %s bytes each of %d rings "
+                       "may take (%s): use a smaller -m, or raise %s", a, b, nrings,
+                       capped_by ? capped_by : "memory budget",
+                       nsym > 0 && sym_heap / 4 * 3 / (size_t)nsym == per_ring
+                           ? "SHMEM_SYMMETRIC_SIZE" : "NODESHM_BENCH_COLD_BUDGET");
+        }
+        return 0;
+    }
+    if (rank == 0) {
+        bench_fmt_size(total, a);
+        bench_fmt_size(llc, b);
+        bench_fmt_size(budget, c);
+        bench_note(prog, "--cold: %d ring(s) of %s bytes per PE (%.3g x the last-level cache of "
+                   "%s bytes)%s%s%s; budget %s per PE", nrings, a, (double)total / (double)llc, b,
+                   capped_by && total < want ? ", capped by " : "",
+                   capped_by && total < want ? capped_by : "",
+                   capped_by && total < want ? ": later slots may still be cached" : "", c);
+    }
+    return total;
+}
+
+void bench_ring_size(bench_ring_t *r, size_t size, int cold)
+{
+    if (!cold || !size) {
+        r->stride = size;
+        r->k = 1;
+        return;
+    }
+    size_t unit = size >= 4096 ? 4096 : 64;
+    r->stride = (size + unit - 1) / unit * unit;
+    r->k = r->stride <= r->total ? (unsigned long)(r->total / r->stride) : 1;
+}
+
+const char *bench_cold_test(const bench_opts_t *o, const char *test, char *out)
+{
+    snprintf(out, 64, "%s%s", test, o->cold ? "_cold" : "");
+    return out;
+}
+
+int bench_cold_refuse(const bench_opts_t *o, const char *prog, int rank, const char *why)
+{
+    if (!o->cold) return 0;
+    if (rank == 0)
+        bench_note(prog, "--cold: not supported here (%s); the buffer rotation is in "
+                   "nodeshm-bench-p2p, -pairs and -dt", why);
+    return 2;
 }
 
 /* --- output ---------------------------------------------------------------------------------- */

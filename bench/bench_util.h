@@ -2,7 +2,8 @@
  * benchmark programs.
  *
  * Every program takes OSU-style flags: -m [min:]max (bytes), -i iters, -x warmup, -f (min and
- * max columns in the tables), --csv; and NODESHM_BENCH_QUICK=1 (tiny sizes, few iterations).
+ * max columns in the tables), --csv, --cold (buffer rotation below: p2p, pairs, dt; the others
+ * refuse it with bench_cold_refuse); and NODESHM_BENCH_QUICK=1 (tiny sizes, few iterations).
  * With --csv, rank 0 prints exactly one header line (bench_csv_header) and rows (bench_row) on
  * stdout, nothing else: progress and notes go to stderr (bench_note).  tools/nodeshm-bench.in
  * parses these rows. */
@@ -33,6 +34,7 @@ typedef struct bench_opts {
     long warmup;     /* -x: warm-up iterations before the repetitions; -1 = default */
     int full;        /* -f: min and max columns in the human tables */
     int csv;         /* --csv: machine rows only on stdout */
+    int cold;        /* --cold: every operation on the next buffer of a rotation (bench_ring_t) */
 } bench_opts_t;
 
 /* Parses argv.  Words it does not know are an error unless `extra` (may be NULL) accepts them:
@@ -57,6 +59,44 @@ typedef struct bench_stats {
 } bench_stats_t;
 /* Median, min and max of n samples (sorts v). */
 bench_stats_t bench_stats(double *v, int n);
+
+/* --- --cold: buffer rotation ---------------------------------------------------------------
+ * A hot benchmark reuses one buffer, so after the first iteration it measures the caches.  With
+ * --cold each operation uses the next slot of a ring of buffers whose total is at least twice the
+ * last-level cache, so by the time a slot comes round again it has been evicted.  The CSV test
+ * name gets the suffix "_cold" (bench_cold_test): hot and cold rows never share a table. */
+/* Last-level cache bytes: the highest cache level in sysfs (cpu0), else sysconf, else 32 MiB. */
+size_t bench_llc_bytes(void);
+/* Bytes of each of `nrings` rings per PE: 2 x LLC, at least max_size, capped by the memory
+ * budget (NODESHM_BENCH_COLD_BUDGET bytes per PE, default 1 GiB, 64 MiB in quick mode; and a
+ * quarter of the node's available memory shared by its `node_pes` PEs) and, for the `nsym`
+ * rings that must be symmetric, by 3/4 of the symmetric heap (`sym_heap` bytes; 0: none are).
+ * Rank 0 notes the choice and any cap on stderr.  Returns 0 (after an error on stderr naming
+ * --cold and the sizes) when not even one max_size slot fits. */
+size_t bench_cold_bytes(const char *prog, int rank, int node_pes, int nrings, int nsym,
+                        size_t sym_heap, size_t max_size);
+typedef struct bench_ring {
+    char *base;    /* `total` bytes */
+    size_t total;
+    size_t stride; /* between slots: the size in whole cache lines (pages from 4 KiB) */
+    unsigned long k; /* slots; 1 when hot (the one buffer at base) */
+} bench_ring_t;
+/* Slots of `size` bytes over the ring (cold), or the one buffer at base (hot). */
+void bench_ring_size(bench_ring_t *r, size_t size, int cold);
+/* Operation i's buffer, and its offset from base (for a peer's copy of a symmetric ring). */
+static inline size_t bench_slot_off(const bench_ring_t *r, unsigned long i)
+{
+    return (size_t)(i % r->k) * r->stride;
+}
+static inline char *bench_slot(const bench_ring_t *r, unsigned long i)
+{
+    return r->base + bench_slot_off(r, i);
+}
+/* "latency" -> "latency_cold" under --cold (out: 64 bytes). */
+const char *bench_cold_test(const bench_opts_t *o, const char *test, char *out);
+/* For programs without a rotation: under --cold, rank 0 says so (naming the programs that have
+ * one) and it returns 2 (a bad command line); else 0. */
+int bench_cold_refuse(const bench_opts_t *o, const char *prog, int rank, const char *why);
 
 /* CSV: header once (rank 0 only), then one row per measurement; `param` NULL means "0". */
 void bench_csv_header(void);

@@ -14,7 +14,10 @@
  *   mpi_send  MPI_Send / MPI_Recv of one MPI_Type_vector(count, b, 2b, MPI_BYTE)
  * -p N runs N pairs at once (PE 2i sends to PE 2i+1).  CSV (bench/bench_util.h): test "dt" (one
  * pair) or "dt_multi" (-p > 1), bytes = buffer, param = block size, time per transfer (max over
- * the PEs of each repetition).  The receiver checks every transfer's bytes (once per engine). */
+ * the PEs of each repetition).  The receiver checks every transfer's bytes (once per engine).
+ * --cold: both sides' strided layouts are slots of a ring >= 2 x LLC (bench_util.h), transfer n
+ * on slot n, so neither the packing nor the unpacking finds its data in a cache; tests dt_cold /
+ * dt_multi_cold (CMA's iovec lists are moved to the slot outside the timed time). */
 #include <mpi.h>
 #include <shmem.h>
 
@@ -79,9 +82,11 @@ static int pairs_arg(const char *arg, const char *next, void *user)
     return 2;
 }
 
-static unsigned char pattern_byte(int pe, size_t i)
+/* byte i of PE pe's layout in ring slot k (--cold: every slot differs, so a transfer that read
+ * another slot than its own is caught) */
+static unsigned char pattern_byte(int pe, size_t i, unsigned long k)
 {
-    return (unsigned char)((i * 131u) ^ (i >> 9) ^ ((unsigned)pe * 77u));
+    return (unsigned char)((i * 131u) ^ (i >> 9) ^ ((unsigned)pe * 77u) ^ (k * 29u));
 }
 
 int main(int argc, char **argv)
@@ -112,7 +117,18 @@ int main(int argc, char **argv)
 
     int active = me < 2 * pairs, sender = active && me % 2 == 0, receiver = active && me % 2 == 1;
     int partner = active ? me ^ 1 : -1;
-    char *data = malloc(2 * buf);                   /* strided layout, private */
+    /* --cold: the strided layout is a ring of slots (bench_util.h); hot: one slot */
+    size_t total = 2 * buf;
+    if (opt.cold) {
+        total = bench_cold_bytes(PROG, me, nodeshm_rt.topo.node_n_pes, 1, 0, 0, 2 * buf);
+        if (!total) {
+            shmem_finalize();
+            return 1;
+        }
+    }
+    bench_ring_t ring = {NULL, total, 0, 1};
+    bench_ring_size(&ring, 2 * buf, opt.cold);
+    char *data = malloc(total);                     /* strided layouts, private */
     char *stage = shmem_malloc(buf > NSLOT * CHUNK ? buf : NSLOT * CHUNK);
     ready = shmem_calloc(1, sizeof *ready);
     ack = shmem_calloc(1, sizeof *ack);
@@ -120,11 +136,17 @@ int main(int argc, char **argv)
     int ok = data && stage && ready && ack, all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     if (!all_ok) {
-        if (me == 0) bench_note(PROG, "cannot allocate %zu bytes per PE", 3 * buf);
+        if (me == 0) bench_note(PROG, "cannot allocate %zu bytes per PE%s", total + buf,
+                                opt.cold ? " (--cold)" : "");
         shmem_finalize();
         return 1;
     }
-    for (size_t i = 0; i < 2 * buf; i++) data[i] = sender ? (char)pattern_byte(me, i) : 0;
+    ring.base = data;
+    for (unsigned long k = 0; k < ring.k; k++) {
+        char *slot = bench_slot(&ring, k);
+        for (size_t i = 0; i < 2 * buf; i++) slot[i] = sender ? (char)pattern_byte(me, i, k) : 0;
+    }
+    unsigned long turns = 0; /* transfers so far: the same count on both sides */
     data_addr = (uint64_t)(uintptr_t)data;
     shmem_barrier_all();
 
@@ -145,7 +167,8 @@ int main(int argc, char **argv)
     }
 
     int avail[E_COUNT] = {1, 1, caps && caps->cma, caps && caps->xpmem, caps && caps->xpmem, 1};
-    const char *test = pairs > 1 ? "dt_multi" : "dt";
+    char test[64];
+    bench_cold_test(&opt, pairs > 1 ? "dt_multi" : "dt", test);
     if (me == 0) {
         bench_note(PROG, "buffer %zu bytes, blocks %zu..%zu, %d pair(s), %d PEs, %ld iterations x "
                    "%d repetitions; CMA %s, XPMEM %s", buf, minb, buf, pairs, npes, iters, reps,
@@ -166,6 +189,7 @@ int main(int argc, char **argv)
     for (size_t b = minb; b <= buf && !failed; b *= 2) {
         size_t count = buf / b;
         struct iovec *liov = NULL, *riov = NULL;
+        size_t iov_at = 0; /* the slot offset the iovecs point at (--cold moves them) */
         if (receiver && avail[E_CMA]) {
             liov = malloc(count * sizeof *liov);
             riov = malloc(count * sizeof *riov);
@@ -186,19 +210,24 @@ int main(int argc, char **argv)
             for (int e = 0; e < E_COUNT && !failed; e++) {
                 if (!avail[e]) continue;
                 long n = r < 0 ? warm : iters;
+                unsigned long t1 = turns;
+                turns += (unsigned long)n;
+                double untimed = 0; /* moving CMA's iovecs to the next slot (--cold) */
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = bench_now();
                 for (long it = 0; active && it < n && !failed; it++) {
+                    size_t off = bench_slot_off(&ring, t1 + (unsigned long)it);
+                    char *lay = ring.base + off; /* this transfer's strided layout */
                     switch (e) {
                     case E_SHM_NP: /* one "chunk" of buf bytes; staging free when acked */
                         seq++;
                         if (sender) {
                             wait_ge(their_ack, seq - 1);
-                            stream_copy(1, data, b, 0, buf, stage);
+                            stream_copy(1, lay, b, 0, buf, stage);
                             __atomic_store_n(ready, seq, __ATOMIC_RELEASE);
                         } else {
                             wait_ge(their_ready, seq);
-                            stream_copy(0, data, b, 0, buf, their_stage);
+                            stream_copy(0, lay, b, 0, buf, their_stage);
                             __atomic_store_n(ack, seq, __ATOMIC_RELEASE);
                         }
                         break;
@@ -209,16 +238,25 @@ int main(int argc, char **argv)
                             size_t slot = (size_t)(g % NSLOT) * CHUNK;
                             if (sender) {
                                 wait_ge(their_ack, g > NSLOT ? g - NSLOT : 0);
-                                stream_copy(1, data, b, pos, len, stage + slot);
+                                stream_copy(1, lay, b, pos, len, stage + slot);
                                 __atomic_store_n(ready, g, __ATOMIC_RELEASE);
                             } else {
                                 wait_ge(their_ready, g);
-                                stream_copy(0, data, b, pos, len, their_stage + slot);
+                                stream_copy(0, lay, b, pos, len, their_stage + slot);
                                 __atomic_store_n(ack, g, __ATOMIC_RELEASE);
                             }
                         }
                         break;
                     case E_CMA:
+                        if (receiver && liov && riov && off != iov_at) {
+                            double u0 = bench_now();
+                            for (size_t k = 0; k < count; k++) {
+                                liov[k].iov_base = (char *)liov[k].iov_base - iov_at + off;
+                                riov[k].iov_base = (char *)riov[k].iov_base - iov_at + off;
+                            }
+                            iov_at = off;
+                            untimed += bench_now() - u0;
+                        }
                         if (receiver)
                             failed = !liov || !riov ||
                                      nodeshm_cma_readv(PROG, peer, liov, count, riov, count);
@@ -227,35 +265,42 @@ int main(int argc, char **argv)
                     case E_XPMEM_C:
                         if (receiver) {
                             const char *src = nodeshm_xpmem_attach(
-                                peer, (void *)(uintptr_t)their_data, 2 * buf);
+                                peer, (void *)(uintptr_t)their_data, total);
                             if (!src) {
                                 bench_note(PROG, "PE %d: xpmem attach failed", me);
                                 failed = 1;
                                 break;
                             }
                             for (size_t k = 0; k < count; k++)
-                                memcpy(data + 2 * b * k, src + 2 * b * k, b);
+                                memcpy(lay + 2 * b * k, src + off + 2 * b * k, b);
                             if (e == E_XPMEM_NC) nodeshm_xpmem_release(peer);
                         }
                         break;
                     case E_MPI:
-                        if (sender) MPI_Send(data, 1, vec, partner, 7, MPI_COMM_WORLD);
-                        else MPI_Recv(data, 1, vec, partner, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                        if (sender) MPI_Send(lay, 1, vec, partner, 7, MPI_COMM_WORLD);
+                        else MPI_Recv(lay, 1, vec, partner, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                         break;
                     }
                 }
-                double t = active ? (bench_now() - t0) / (double)(n ? n : 1) : 0;
-                /* the receiver holds exactly the sender's blocks; clears them for the next */
+                double t = active ? (bench_now() - t0 - untimed) / (double)(n ? n : 1) : 0;
+                /* the receiver holds exactly the sender's blocks in every slot this repetition
+                 * used; clears them for the next (after the timing: they are not cold then, but
+                 * are not used again before the ring has come round) */
                 if (receiver && !failed && n > 0) {
-                    for (size_t k = 0; k < count && !failed; k++)
-                        for (size_t i = 2 * b * k; i < 2 * b * k + b; i += (b > 64 ? 61 : 1))
-                            if ((unsigned char)data[i] != pattern_byte(partner, i)) {
-                                bench_note(PROG, "PE %d: %s, block %zu: byte %zu wrong", me,
-                                           engine_name[e], b, i);
-                                failed = 1;
-                                break;
-                            }
-                    memset(data, 0, 2 * buf);
+                    unsigned long used = (unsigned long)n < ring.k ? (unsigned long)n : ring.k;
+                    for (unsigned long j = turns - used; j < turns && !failed; j++) {
+                        char *chk = bench_slot(&ring, j);
+                        unsigned long slot = j % ring.k;
+                        for (size_t k = 0; k < count && !failed; k++)
+                            for (size_t i = 2 * b * k; i < 2 * b * k + b; i += (b > 64 ? 61 : 1))
+                                if ((unsigned char)chk[i] != pattern_byte(partner, i, slot)) {
+                                    bench_note(PROG, "PE %d: %s, block %zu: byte %zu wrong", me,
+                                               engine_name[e], b, i);
+                                    failed = 1;
+                                    break;
+                                }
+                        memset(chk, 0, 2 * buf);
+                    }
                 }
                 /* one collective for both: each costs a time slice on a loaded machine */
                 double mine[2] = {t, failed}, all[2];

@@ -39,20 +39,6 @@ static void flush_range(const void *p, size_t n)
     __builtin_ia32_mfence();
 }
 
-static size_t llc_bytes(void)
-{
-    long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (v <= 0) v = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (v > 0) return (size_t)v;
-    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
-    unsigned long kb = 0;
-    if (f) {
-        if (fscanf(f, "%luK", &kb) != 1) kb = 0;
-        fclose(f);
-    }
-    return kb ? kb << 10 : (size_t)32 << 20;
-}
-
 /* Pins this PE to the node-rank-th CPU of its affinity mask; returns the CPU or -1. */
 static int pin_self(int node_rank, int *wrapped)
 {
@@ -77,11 +63,12 @@ int main(int argc, char **argv)
     npes = shmem_n_pes();
     bench_opts_t opt;
     int bad = bench_parse(argc, argv, PROG, me, &opt, NULL, NULL, "(-m HOT:COLD buffer sizes)");
+    if (!bad) bad = bench_cold_refuse(&opt, PROG, me, "its map_cold rows are always cold");
     if (bad) {
         shmem_finalize();
         return bad;
     }
-    size_t llc = llc_bytes();
+    size_t llc = bench_llc_bytes();
     size_t hot = bench_quick() ? 4096 : (size_t)32 << 10;
     size_t cold = 2 * llc > COLD_CAP ? COLD_CAP : 2 * llc;
     if (bench_quick()) cold = (size_t)1 << 20;

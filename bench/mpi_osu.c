@@ -175,7 +175,7 @@ static void usage(int rank)
 {
     if (rank == 0)
         fprintf(stderr, "usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-f] [--csv] "
-                        "[-o op,op...]\n");
+                        "[-o op,op...]   (--cold: not here; NODESHM_BENCH_REPS: default reps)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -188,6 +188,8 @@ int main(int argc, char **argv)
     int quick = getenv("NODESHM_BENCH_QUICK") && atoi(getenv("NODESHM_BENCH_QUICK")) > 0;
     long min_bytes = 1, max_bytes = quick ? 4096 : 1 << 20;
     int iters = -1, warmup = 3, reps = quick ? 3 : 9, full = 0, csv = 0;
+    const char *reps_env = getenv("NODESHM_BENCH_REPS"); /* the suite's setting; -r wins */
+    if (reps_env && atoi(reps_env) > 0) reps = atoi(reps_env);
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -205,7 +207,13 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-o") && i + 1 < argc) only = argv[++i];
         else if (!strcmp(a, "-f")) full = 1;
         else if (!strcmp(a, "--csv")) csv = 1;
-        else usage(rank);
+        else if (!strcmp(a, "--cold")) {
+            if (rank == 0)
+                fprintf(stderr, "mpi_osu: --cold: not supported here (the interposer's "
+                                "collectives reuse their buffers); the buffer rotation is in "
+                                "nodeshm-bench-p2p, -pairs and -dt\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        } else usage(rank);
     }
     if (min_bytes < 1 || max_bytes < min_bytes || max_bytes > (1L << 30) || reps < 1 || warmup < 0)
         usage(rank);

@@ -105,7 +105,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &s.size);
     bench_opts_t o;
     int reps = 0;
-    int rc = bench_parse(argc, argv, prog, s.rank, &o, extra, &reps, "[-r repetitions]   (-m: bytes per rank pair)");
+    int rc = bench_parse(argc, argv, prog, s.rank, &o, extra, &reps,
+                         "[-r repetitions]   (-m: bytes per rank pair)");
+    if (!rc) rc = bench_cold_refuse(&o, prog, s.rank, "the seed scenario is the application's own");
     if (rc) {
         MPI_Finalize();
         return rc;

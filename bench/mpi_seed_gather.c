@@ -147,6 +147,7 @@ int main(int argc, char **argv)
     int rc = bench_parse(argc, argv, prog, r.rank, &o, extra, &x,
                          "[-r repetitions] [-d depth] [-o mpi_lib,nodeshm,nodeshm_sync]   (-m: bytes "
                          "per rank, -i: steps, -d: buffers per rank for nodeshm, >= 2)");
+    if (!rc) rc = bench_cold_refuse(&o, prog, r.rank, "the seed scenario is the application's own");
     if (rc) {
         MPI_Finalize();
         return rc;

@@ -1,6 +1,7 @@
 /* nodeshm-bench-coll: OpenSHMEM collectives on SHMEM_TEAM_WORLD beside the MPI library's
  * collectives on MPI_COMM_WORLD, same PEs, same run: broadcast, collect, fcollect, alltoall,
- * sum_reduce of ints and of doubles, team_sync.
+ * alltoalls (stride 2, against MPI_Alltoall of a strided vector type), sum_reduce of ints and of
+ * doubles, max_reduce of ints, sum_inscan of ints (against MPI_Scan), team_sync.
  *
  * For each collective and size, the shmem call and its MPI counterpart are measured in
  * interleaved repetitions (so machine noise hits both alike); a repetition times `iters`
@@ -10,7 +11,10 @@
  * broadcast payload, each PE's collect contribution, each alltoall block, the reduced array;
  * 8 B to 1 MiB by powers of 2 (-m [min:]max), fewer iterations at large sizes.  --csv: rows of
  * the benchmark output contract (bench_util.h), tests bcast, collect, fcollect, alltoall,
- * reduce_int, reduce_double, team_sync; mechanisms nodeshm and mpi_lib. */
+ * alltoalls, reduce_int, reduce_double, max_int, inscan_int, team_sync; mechanisms nodeshm and
+ * mpi_lib.  -o test,test runs only
+ * those tables (nodeshm-bench report measures NODESHM_COLL_EAGER_MAX with -o bcast,collect,
+ * alltoall, once per setting). */
 #include <mpi.h>
 #include <shmem.h>
 
@@ -50,6 +54,44 @@ static void sh_alltoall(size_t s) { shmem_alltoallmem(SHMEM_TEAM_WORLD, sym_dst,
 static void mpi_alltoall(size_t s)
 {
     MPI_Alltoall(priv_src, (int)s, MPI_BYTE, priv_dst, (int)s, MPI_BYTE, MPI_COMM_WORLD);
+}
+/* alltoalls: each PE pair's s bytes at stride 2 on both sides (dst = sst = 2, so a PE's block
+ * spans 2s bytes); the MPI counterpart sends one vector of s bytes at stride 2 per rank, resized
+ * to the same 2s extent */
+static MPI_Datatype strided = MPI_DATATYPE_NULL;
+static size_t strided_for;
+static void sh_alltoalls(size_t s)
+{
+    shmem_alltoallsmem(SHMEM_TEAM_WORLD, sym_dst, sym_src, 2, 2, s);
+}
+static void mpi_alltoalls(size_t s)
+{
+    if (strided_for != s) { /* built once per size, outside the timed calls after the first */
+        if (strided != MPI_DATATYPE_NULL) MPI_Type_free(&strided);
+        MPI_Datatype vec;
+        MPI_Type_vector((int)s, 1, 2, MPI_BYTE, &vec);
+        MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * s), &strided);
+        MPI_Type_free(&vec);
+        MPI_Type_commit(&strided);
+        strided_for = s;
+    }
+    MPI_Alltoall(priv_src, 1, strided, priv_dst, 1, strided, MPI_COMM_WORLD);
+}
+static void sh_max_int(size_t s)
+{
+    shmem_int_max_reduce(SHMEM_TEAM_WORLD, (int *)sym_dst, (int *)sym_src, s / sizeof(int));
+}
+static void mpi_max_int(size_t s)
+{
+    MPI_Allreduce(priv_src, priv_dst, (int)(s / sizeof(int)), MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+}
+static void sh_inscan_int(size_t s)
+{
+    shmem_int_sum_inscan(SHMEM_TEAM_WORLD, (int *)sym_dst, (int *)sym_src, s / sizeof(int));
+}
+static void mpi_scan_int(size_t s)
+{
+    MPI_Scan(priv_src, priv_dst, (int)(s / sizeof(int)), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 }
 static void sh_sum_int(size_t s)
 {
@@ -100,9 +142,35 @@ static long iters_for(size_t size)
     return bench_iters_opt(&opt, n);
 }
 
+static const char *only; /* -o: comma-separated test names, NULL: all */
+
+static int only_arg(const char *arg, const char *next, void *user)
+{
+    (void)user;
+    if (strcmp(arg, "-o") || !next || !*next) return 0;
+    only = next;
+    return 2;
+}
+
+static int selected(const char *test)
+{
+    if (!only) return 1;
+    size_t n = strlen(test);
+    for (const char *p = only; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, test, n)) return 1;
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}
+
 static void table(const char *test, const char *title, const char *shname, op_fn sh,
                   const char *mpiname, op_fn mpi, size_t min, size_t max)
 {
+    if (!selected(test)) return;
+    if (me == 0) bench_note("nodeshm-bench-coll", "%s %zu..%zu bytes", test, min, max);
     if (me == 0 && !opt.csv) {
         printf("\n# %s, %d PEs\n# %-8s %12s %12s", title, npes, "Size", shname, mpiname);
         if (opt.full) printf(" %10s %10s %10s %10s", "min", "max", "mpi min", "mpi max");
@@ -142,7 +210,25 @@ int main(int argc, char **argv)
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
-    int bad = bench_parse(argc, argv, "nodeshm-bench-coll", me, &opt, NULL, NULL, NULL);
+    int bad = bench_parse(argc, argv, "nodeshm-bench-coll", me, &opt, only_arg, NULL,
+                          "[-o test,test]  (tests: team_sync bcast collect fcollect alltoall "
+                          "alltoalls reduce_int reduce_double max_int inscan_int)");
+    static const char *const known = ",team_sync,bcast,collect,fcollect,alltoall,alltoalls,"
+                                     "reduce_int,reduce_double,max_int,inscan_int,";
+    for (const char *p = only; !bad && p && *p;) { /* every -o name must be a table */
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char word[40];
+        snprintf(word, sizeof word, ",%.*s,", (int)(len < 30 ? len : 30), p);
+        if (!len || len >= 30 || !strstr(known, word)) {
+            if (me == 0) bench_note("nodeshm-bench-coll", "-o: unknown test '%.*s' in '%s'",
+                                    (int)len, p, only);
+            bad = 2;
+        }
+        p = end ? end + 1 : p + len;
+    }
+    if (!bad) /* a collective's buffers are the team's: a rotation would need one per slot */
+        bad = bench_cold_refuse(&opt, "nodeshm-bench-coll", me, "collectives reuse their buffers");
     if (bad) {
         shmem_finalize();
         MPI_Finalize();
@@ -188,10 +274,18 @@ int main(int argc, char **argv)
           mpi_allgather, min, max);
     table("alltoall", "alltoall (bytes per PE pair)", "alltoallmem", sh_alltoall, "MPI_Alltoall",
           mpi_alltoall, min, max / (size_t)npes ? max / (size_t)npes : min);
+    table("alltoalls", "alltoalls, stride 2 (bytes per PE pair)", "alltoallsmem", sh_alltoalls,
+          "MPI_Alltoall(vector)", mpi_alltoalls, min,
+          max / (size_t)npes / 2 ? max / (size_t)npes / 2 : min);
     table("reduce_int", "sum_reduce int (bytes)", "int_sum_reduce", sh_sum_int, "MPI_Allreduce",
           mpi_sum_int, min < 4 ? 4 : min, max);
     table("reduce_double", "sum_reduce double (bytes)", "double_sum_reduce", sh_sum_double,
           "MPI_Allreduce", mpi_sum_double, min < 8 ? 8 : min, max);
+    table("max_int", "max_reduce int (bytes)", "int_max_reduce", sh_max_int, "MPI_Allreduce(MAX)",
+          mpi_max_int, min < 4 ? 4 : min, max);
+    table("inscan_int", "sum_inscan int (bytes)", "int_sum_inscan", sh_inscan_int, "MPI_Scan",
+          mpi_scan_int, min < 4 ? 4 : min, max);
+    if (strided != MPI_DATATYPE_NULL) MPI_Type_free(&strided);
 
     shmem_free(sym_dst);
     shmem_free(sym_src);

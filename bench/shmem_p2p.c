@@ -5,7 +5,9 @@
  * reports medians (-f: and min/max) over repetitions of the slowest PE's time.  memcpy inside
  * one process and a bare cache-line handoff between the two PEs are the physical limits the
  * library is held against.  Flags and --csv rows: bench/bench_util.h (the benchmark contract);
- * CSV tests: pingpong, latency, bandwidth, bibw, amo, barrier.
+ * CSV tests: pingpong, latency, bandwidth, bibw, amo, barrier.  --cold: latency_cold,
+ * bandwidth_cold, bibw_cold only: every operation (each of a window's, each side's of a send/recv)
+ * on the next buffer of rings >= 2 x LLC (bench_util.h), so no cache holds its data.
  *
  * cma: PE 0 reads PE 1's PRIVATE buffer with process_vm_readv (nodeshm_cma_read, the single-copy
  * engine of src/core/copy_engine.h, probed by shmem_init); left out, with a note saying why,
@@ -21,6 +23,7 @@
 
 #include "bench_util.h"
 #include "core/copy_engine.h"
+#include "core/runtime.h"
 
 #define MAX_SIZE ((size_t)4 << 20)
 #define MAX_MECH 8
@@ -81,79 +84,102 @@ static double shmem_pingpong(size_t size, long iters)
     return t;
 }
 
+/* --cold: operation number n of a measurement uses slot n of each ring (bench_util.h); hot, the
+ * rings are the one buffer each.  Every PE takes the same turns (even one that does not copy),
+ * so the two sides of a send/recv agree on the slot. */
+static bench_ring_t r_psrc, r_pdst, r_ssrc, r_sdst, r_win; /* priv_*, sym_*, win_buf */
+static unsigned long turns;
+static unsigned long take_turns(long n)
+{
+    unsigned long t = turns;
+    turns += (unsigned long)n;
+    return t;
+}
+#define PSRC(n) bench_slot(&r_psrc, (n))
+#define PDST(n) bench_slot(&r_pdst, (n))
+#define SSRC(n) bench_slot(&r_ssrc, (n))
+#define SDST(n) bench_slot(&r_sdst, (n))
+#define WDISP(n) ((MPI_Aint)bench_slot_off(&r_win, (n)))
+
 static double mpi_pingpong(size_t size, long iters)
 {
+    unsigned long t = take_turns(iters);
     sync_mpi();
     double t0 = bench_now();
     for (long i = 0; i < iters; i++) {
         if (me == 0) {
-            MPI_Send(priv_src, (int)size, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-            MPI_Recv(priv_dst, (int)size, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(PSRC(t + i), (int)size, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+            MPI_Recv(PDST(t + i), (int)size, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else if (me == 1) {
-            MPI_Recv(priv_dst, (int)size, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(priv_src, (int)size, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+            MPI_Recv(PDST(t + i), (int)size, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(PSRC(t + i), (int)size, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
         }
     }
-    double t = (bench_now() - t0) / (2.0 * (double)iters);
+    double dt = (bench_now() - t0) / (2.0 * (double)iters);
     sync_mpi();
-    return t;
+    return dt;
 }
 
 static double shmem_put_lat(size_t size, long iters)
 {
+    unsigned long t = take_turns(iters);
     sync_shmem();
     double t0 = bench_now();
     if (me == 0)
-        for (long i = 0; i < iters; i++) shmem_putmem(sym_dst, sym_src, size, 1);
-    double t = (bench_now() - t0) / (double)iters;
+        for (long i = 0; i < iters; i++) shmem_putmem(SDST(t + i), SSRC(t + i), size, 1);
+    double dt = (bench_now() - t0) / (double)iters;
     sync_shmem();
-    return t;
+    return dt;
 }
 
 static double shmem_get_lat(size_t size, long iters)
 {
+    unsigned long t = take_turns(iters);
     sync_shmem();
     double t0 = bench_now();
     if (me == 0)
-        for (long i = 0; i < iters; i++) shmem_getmem(sym_dst, sym_src, size, 1);
-    double t = (bench_now() - t0) / (double)iters;
+        for (long i = 0; i < iters; i++) shmem_getmem(SDST(t + i), SSRC(t + i), size, 1);
+    double dt = (bench_now() - t0) / (double)iters;
     sync_shmem();
-    return t;
+    return dt;
 }
 
 static double mpi_put_lat(size_t size, long iters)
 {
+    unsigned long t = take_turns(iters);
     sync_mpi();
     double t0 = bench_now();
     if (me == 0)
         for (long i = 0; i < iters; i++) {
-            MPI_Put(priv_src, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win);
+            MPI_Put(PSRC(t + i), (int)size, MPI_BYTE, 1, WDISP(t + i), (int)size, MPI_BYTE, win);
             MPI_Win_flush(1, win);
         }
-    double t = (bench_now() - t0) / (double)iters;
+    double dt = (bench_now() - t0) / (double)iters;
     sync_mpi();
-    return t;
+    return dt;
 }
 
 static double mpi_get_lat(size_t size, long iters)
 {
+    unsigned long t = take_turns(iters);
     sync_mpi();
     double t0 = bench_now();
     if (me == 0)
         for (long i = 0; i < iters; i++) {
-            MPI_Get(priv_dst, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win);
+            MPI_Get(PDST(t + i), (int)size, MPI_BYTE, 1, WDISP(t + i), (int)size, MPI_BYTE, win);
             MPI_Win_flush(1, win);
         }
-    double t = (bench_now() - t0) / (double)iters;
+    double dt = (bench_now() - t0) / (double)iters;
     sync_mpi();
-    return t;
+    return dt;
 }
 
 static double memcpy_lat(size_t size, long iters)
 {
+    unsigned long t = take_turns(iters);
     double t0 = bench_now();
     for (long i = 0; i < iters; i++) {
-        memcpy(priv_dst, priv_src, size);
+        memcpy(PDST(t + i), PSRC(t + i), size);
         __asm__ __volatile__("" ::: "memory");
     }
     return (bench_now() - t0) / (double)iters;
@@ -164,82 +190,94 @@ static const nodeshm_copy_peer_t *cma_peer;
 static uint64_t cma_remote; /* symmetric: PE 1's priv_src */
 static double cma_get_lat(size_t size, long iters)
 {
+    unsigned long t = take_turns(iters);
     sync_shmem();
     double t0 = bench_now();
     int failed = 0;
     if (me == 0)
         for (long i = 0; i < iters && !failed; i++)
-            failed = nodeshm_cma_read("nodeshm-bench-p2p", cma_peer, priv_dst,
-                                      (const void *)(uintptr_t)cma_remote, size);
-    double t = (bench_now() - t0) / (double)iters;
+            failed = nodeshm_cma_read("nodeshm-bench-p2p", cma_peer, PDST(t + i),
+                                      (const void *)(uintptr_t)(cma_remote +
+                                                                bench_slot_off(&r_psrc, t + i)),
+                                      size);
+    double dt = (bench_now() - t0) / (double)iters;
     if (failed) shmem_global_exit(1); /* reported by nodeshm_cma_read */
     sync_shmem();
-    return t;
+    return dt;
 }
 
 /* bandwidth: a window of puts, then completion */
 #define WINDOW 16
 static double shmem_put_bw(size_t size, long iters)
 {
+    unsigned long t = take_turns(iters * WINDOW);
     sync_shmem();
     double t0 = bench_now();
     if (me == 0)
         for (long i = 0; i < iters; i++) {
-            for (int w = 0; w < WINDOW; w++) shmem_putmem_nbi(sym_dst, sym_src, size, 1);
+            for (int w = 0; w < WINDOW; w++)
+                shmem_putmem_nbi(SDST(t + i * WINDOW + w), SSRC(t + i * WINDOW + w), size, 1);
             shmem_quiet();
         }
-    double t = (bench_now() - t0) / (double)(iters * WINDOW);
+    double dt = (bench_now() - t0) / (double)(iters * WINDOW);
     sync_shmem();
-    return t;
+    return dt;
 }
 
 static double mpi_put_bw(size_t size, long iters)
 {
+    unsigned long t = take_turns(iters * WINDOW);
     sync_mpi();
     double t0 = bench_now();
     if (me == 0)
         for (long i = 0; i < iters; i++) {
             for (int w = 0; w < WINDOW; w++)
-                MPI_Put(priv_src, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win);
+                MPI_Put(PSRC(t + i * WINDOW + w), (int)size, MPI_BYTE, 1,
+                        WDISP(t + i * WINDOW + w), (int)size, MPI_BYTE, win);
             MPI_Win_flush(1, win);
         }
-    double t = (bench_now() - t0) / (double)(iters * WINDOW);
+    double dt = (bench_now() - t0) / (double)(iters * WINDOW);
     sync_mpi();
-    return t;
+    return dt;
 }
 
 static double mpi_sendrecv_bw(size_t size, long iters)
 {
     MPI_Request req[WINDOW];
+    unsigned long t = take_turns(iters * WINDOW);
     sync_mpi();
     double t0 = bench_now();
     for (long i = 0; i < iters; i++) {
         if (me == 0) {
             for (int w = 0; w < WINDOW; w++)
-                MPI_Isend(priv_src, (int)size, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &req[w]);
+                MPI_Isend(PSRC(t + i * WINDOW + w), (int)size, MPI_BYTE, 1, 1, MPI_COMM_WORLD,
+                          &req[w]);
             MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
             MPI_Recv(NULL, 0, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else if (me == 1) {
             for (int w = 0; w < WINDOW; w++)
-                MPI_Irecv(priv_dst, (int)size, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &req[w]);
+                MPI_Irecv(PDST(t + i * WINDOW + w), (int)size, MPI_BYTE, 0, 1, MPI_COMM_WORLD,
+                          &req[w]);
             MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
             MPI_Send(NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
         }
     }
-    double t = (bench_now() - t0) / (double)(iters * WINDOW);
+    double dt = (bench_now() - t0) / (double)(iters * WINDOW);
     sync_mpi();
-    return t;
+    return dt;
 }
 
 /* bidirectional bandwidth: both PEs send a window to each other at once; the time is per
  * message (2 * WINDOW messages per iteration), so bytes / time is the sum of both directions */
 static double shmem_put_bibw(size_t size, long iters)
 {
+    unsigned long t = take_turns(iters * WINDOW);
     sync_shmem();
     double t0 = bench_now();
     if (me < 2)
         for (long i = 0; i < iters; i++) {
-            for (int w = 0; w < WINDOW; w++) shmem_putmem_nbi(sym_dst, sym_src, size, 1 - me);
+            for (int w = 0; w < WINDOW; w++)
+                shmem_putmem_nbi(SDST(t + i * WINDOW + w), SSRC(t + i * WINDOW + w), size, 1 - me);
             shmem_quiet();
         }
     sync_shmem();
@@ -248,12 +286,14 @@ static double shmem_put_bibw(size_t size, long iters)
 
 static double mpi_put_bibw(size_t size, long iters)
 {
+    unsigned long t = take_turns(iters * WINDOW);
     sync_mpi();
     double t0 = bench_now();
     if (me < 2)
         for (long i = 0; i < iters; i++) {
             for (int w = 0; w < WINDOW; w++)
-                MPI_Put(priv_src, (int)size, MPI_BYTE, 1 - me, 0, (int)size, MPI_BYTE, win);
+                MPI_Put(PSRC(t + i * WINDOW + w), (int)size, MPI_BYTE, 1 - me,
+                        WDISP(t + i * WINDOW + w), (int)size, MPI_BYTE, win);
             MPI_Win_flush(1 - me, win);
         }
     sync_mpi();
@@ -263,14 +303,17 @@ static double mpi_put_bibw(size_t size, long iters)
 static double mpi_sendrecv_bibw(size_t size, long iters)
 {
     MPI_Request req[2 * WINDOW];
+    unsigned long t = take_turns(iters * WINDOW);
     sync_mpi();
     double t0 = bench_now();
     if (me < 2)
         for (long i = 0; i < iters; i++) {
             for (int w = 0; w < WINDOW; w++)
-                MPI_Irecv(priv_dst, (int)size, MPI_BYTE, 1 - me, 1, MPI_COMM_WORLD, &req[w]);
+                MPI_Irecv(PDST(t + i * WINDOW + w), (int)size, MPI_BYTE, 1 - me, 1,
+                          MPI_COMM_WORLD, &req[w]);
             for (int w = 0; w < WINDOW; w++)
-                MPI_Isend(priv_src, (int)size, MPI_BYTE, 1 - me, 1, MPI_COMM_WORLD, &req[WINDOW + w]);
+                MPI_Isend(PSRC(t + i * WINDOW + w), (int)size, MPI_BYTE, 1 - me, 1,
+                          MPI_COMM_WORLD, &req[WINDOW + w]);
             MPI_Waitall(2 * WINDOW, req, MPI_STATUSES_IGNORE);
         }
     sync_mpi();
@@ -402,16 +445,23 @@ static void human_head(const char *title, const mech_t *m, int nm)
     printf("\n");
 }
 
-/* A table over sizes min..max (x4): human lines or CSV rows. */
-static void sweep(const char *test, const char *title, const mech_t *m, int nm, size_t min,
+/* A table over sizes min..max (x4): human lines or CSV rows; --cold: test "<test>_cold", each
+ * operation on the next slot of the rings. */
+static void sweep(const char *test_hot, const char *title, const mech_t *m, int nm, size_t min,
                   size_t max, long small_iters, int bw)
 {
     bench_stats_t st[MAX_MECH];
-    char sz[16];
+    char sz[16], test[64];
+    bench_cold_test(&opt, test_hot, test);
     if (me == 0 && !opt.csv) human_head(title, m, nm);
     have_1m = 0;
     for (size_t s = min; s <= max; s = s ? s * 4 : 1) {
-        if (me == 0) bench_note("nodeshm-bench-p2p", "%s %zu bytes", test, s);
+        bench_ring_t *rings[] = {&r_psrc, &r_pdst, &r_ssrc, &r_sdst, &r_win};
+        for (int k = 0; k < 5; k++) bench_ring_size(rings[k], s, opt.cold);
+        if (me == 0 && opt.cold)
+            bench_note("nodeshm-bench-p2p", "%s %zu bytes: rotation of %lu buffers", test, s,
+                       r_psrc.k);
+        else if (me == 0) bench_note("nodeshm-bench-p2p", "%s %zu bytes", test, s);
         measure(m, nm, s, iters_for(s, small_iters), st);
         bench_fmt_size(s, sz);
         if (s == ((size_t)1 << 20)) {
@@ -457,20 +507,38 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    sym_src = shmem_malloc(max);
-    sym_dst = shmem_malloc(max);
+    /* --cold: five rings (private source and destination, symmetric source and destination, the
+     * MPI window), two of them symmetric; hot: one buffer of the largest size each */
+    size_t total = max;
+    if (opt.cold) {
+        total = bench_cold_bytes("nodeshm-bench-p2p", me, shmemx_node_n_pes(), 5, 2,
+                                 nodeshm_rt.heap_size, max);
+        if (!total) {
+            shmem_finalize();
+            MPI_Finalize();
+            return 1;
+        }
+    }
+    sym_src = shmem_malloc(total);
+    sym_dst = shmem_malloc(total);
     amo_target = shmem_calloc(1, sizeof *amo_target);
-    priv_src = malloc(max);
-    priv_dst = malloc(max);
+    priv_src = malloc(total);
+    priv_dst = malloc(total);
     if (!sym_src || !sym_dst || !amo_target || !priv_src || !priv_dst) {
-        if (me == 0) bench_note("nodeshm-bench-p2p", "cannot allocate 2 x %zu bytes (-m too large "
-                                "for SHMEM_SYMMETRIC_SIZE?)", max);
+        if (me == 0)
+            bench_note("nodeshm-bench-p2p", "cannot allocate 2 x %zu bytes%s (-m too large for "
+                       "SHMEM_SYMMETRIC_SIZE?)", total, opt.cold ? " (--cold)" : "");
         shmem_global_exit(1);
     }
-    memset(sym_src, 1, max); memset(sym_dst, 2, max);
-    memset(priv_src, 3, max); memset(priv_dst, 4, max);
-    MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win_buf, &win);
-    memset(win_buf, 0, max);
+    memset(sym_src, 1, total); memset(sym_dst, 2, total);
+    memset(priv_src, 3, total); memset(priv_dst, 4, total);
+    MPI_Win_allocate((MPI_Aint)total, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win_buf, &win);
+    memset(win_buf, 0, total);
+    r_psrc = (bench_ring_t){priv_src, total, 0, 1};
+    r_pdst = (bench_ring_t){priv_dst, total, 0, 1};
+    r_ssrc = (bench_ring_t){sym_src, total, 0, 1};
+    r_sdst = (bench_ring_t){sym_dst, total, 0, 1};
+    r_win = (bench_ring_t){win_buf, total, 0, 1};
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
@@ -501,25 +569,34 @@ int main(int argc, char **argv)
                npes, reps);
         printf("# MPI library: %s\n", mpi_version);
         printf("# ratio columns: time of the mechanism / time of the first one (> 1: first wins)\n");
+        if (opt.cold)
+            printf("# --cold: each operation on the next buffer of a rotation of %zu bytes per "
+                   "buffer (tests *_cold)\n", total);
     }
+    if (me == 0 && opt.cold)
+        bench_note("nodeshm-bench-p2p", "--cold: pingpong, amo and barrier are not size sweeps: "
+                   "only latency, bandwidth and bibw run (as *_cold)");
 
     /* 1. one-way latency of an 8-byte message, against the bare cache-line handoff */
     const mech_t lat8[] = {{"cache line handoff (load/store)", "cacheline", cacheline_oneway},
                            {"shmem_putmem_signal + signal_wait_until", "nodeshm_put_signal",
                             shmem_pingpong},
                            {"MPI_Send/MPI_Recv", "mpi_send", mpi_pingpong}};
-    if (me == 0) bench_note("nodeshm-bench-p2p", "pingpong 8 bytes");
-    measure(lat8, 3, 8, opt.iters > 0 ? opt.iters : bench_iters(5000), st);
-    if (me == 0 && opt.csv)
-        for (int k = 0; k < 3; k++) bench_row("pingpong", lat8[k].csv, 8, NULL, npes, st[k]);
-    else if (me == 0) {
-        printf("\n# One-way latency, 8 bytes (ping-pong / 2)\n# %-40s %12s %12s\n", "Mechanism",
-               "Latency (us)", "vs line");
-        for (int k = 0; k < 3; k++)
-            printf("  %-40s %12.3f %11.2fx\n", lat8[k].name, st[k].median * 1e6,
-                   st[k].median / st[0].median);
+    double pingpong_ratio = 0, amo_rate = 0, barrier_speedup = 0;
+    if (!opt.cold) {
+        if (me == 0) bench_note("nodeshm-bench-p2p", "pingpong 8 bytes");
+        measure(lat8, 3, 8, opt.iters > 0 ? opt.iters : bench_iters(5000), st);
+        if (me == 0 && opt.csv)
+            for (int k = 0; k < 3; k++) bench_row("pingpong", lat8[k].csv, 8, NULL, npes, st[k]);
+        else if (me == 0) {
+            printf("\n# One-way latency, 8 bytes (ping-pong / 2)\n# %-40s %12s %12s\n", "Mechanism",
+                   "Latency (us)", "vs line");
+            for (int k = 0; k < 3; k++)
+                printf("  %-40s %12.3f %11.2fx\n", lat8[k].name, st[k].median * 1e6,
+                       st[k].median / st[0].median);
+        }
+        pingpong_ratio = st[1].median / st[0].median;
     }
-    double pingpong_ratio = st[1].median / st[0].median;
 
     /* 2. latency by size: blocking put/get vs MPI RMA (MPI_Win_allocate, lock_all) and
      * send/recv one-way */
@@ -555,32 +632,35 @@ int main(int argc, char **argv)
                           {"shmem_uint64_atomic_add (+quiet at end)", "nodeshm_add", shmem_add_rate},
                           {"MPI_Fetch_and_op + flush", "mpi_fetch_and_op", mpi_fop_rate},
                           {"MPI_Accumulate (+flush at end)", "mpi_accumulate", mpi_acc_rate}};
-    if (me == 0) bench_note("nodeshm-bench-p2p", "atomics");
-    measure(amo, 4, 8, opt.iters > 0 ? opt.iters : bench_iters(50000), st);
-    if (me == 0 && opt.csv)
-        for (int k = 0; k < 4; k++) bench_row("amo", amo[k].csv, 8, NULL, npes, st[k]);
-    else if (me == 0) {
-        printf("\n# Atomic rate, PE 0 -> PE 1, one 64-bit word\n# %-42s %14s %12s\n", "Operation",
-               "Rate (Mops/s)", "Latency (us)");
-        for (int k = 0; k < 4; k++)
-            printf("  %-42s %14.2f %12.3f\n", amo[k].name, 1e-6 / st[k].median, st[k].median * 1e6);
-    }
-    double amo_rate = 1e-6 / st[0].median;
+    if (!opt.cold) {
+        if (me == 0) bench_note("nodeshm-bench-p2p", "atomics");
+        measure(amo, 4, 8, opt.iters > 0 ? opt.iters : bench_iters(50000), st);
+        if (me == 0 && opt.csv)
+            for (int k = 0; k < 4; k++) bench_row("amo", amo[k].csv, 8, NULL, npes, st[k]);
+        else if (me == 0) {
+            printf("\n# Atomic rate, PE 0 -> PE 1, one 64-bit word\n# %-42s %14s %12s\n",
+                   "Operation", "Rate (Mops/s)", "Latency (us)");
+            for (int k = 0; k < 4; k++)
+                printf("  %-42s %14.2f %12.3f\n", amo[k].name, 1e-6 / st[k].median,
+                       st[k].median * 1e6);
+        }
+        amo_rate = 1e-6 / st[0].median;
 
-    /* 6. barrier, all PEs */
-    const mech_t bar[] = {{"shmem_barrier_all", "nodeshm_barrier", shmem_barrier_lat},
-                          {"MPI_Barrier", "mpi_barrier", mpi_barrier_lat}};
-    if (me == 0) bench_note("nodeshm-bench-p2p", "barrier");
-    measure(bar, 2, 0, opt.iters > 0 ? opt.iters : bench_iters(5000), st);
-    if (me == 0 && opt.csv)
-        for (int k = 0; k < 2; k++) bench_row("barrier", bar[k].csv, 0, NULL, npes, st[k]);
-    else if (me == 0) {
-        printf("\n# Barrier, %d PEs\n# %-20s %12s\n", npes, "Operation", "Latency (us)");
-        for (int k = 0; k < 2; k++) printf("  %-20s %12.3f\n", bar[k].name, st[k].median * 1e6);
+        /* 6. barrier, all PEs */
+        const mech_t bar[] = {{"shmem_barrier_all", "nodeshm_barrier", shmem_barrier_lat},
+                              {"MPI_Barrier", "mpi_barrier", mpi_barrier_lat}};
+        if (me == 0) bench_note("nodeshm-bench-p2p", "barrier");
+        measure(bar, 2, 0, opt.iters > 0 ? opt.iters : bench_iters(5000), st);
+        if (me == 0 && opt.csv)
+            for (int k = 0; k < 2; k++) bench_row("barrier", bar[k].csv, 0, NULL, npes, st[k]);
+        else if (me == 0) {
+            printf("\n# Barrier, %d PEs\n# %-20s %12s\n", npes, "Operation", "Latency (us)");
+            for (int k = 0; k < 2; k++) printf("  %-20s %12.3f\n", bar[k].name, st[k].median * 1e6);
+        }
+        barrier_speedup = st[1].median / st[0].median;
     }
-    double barrier_speedup = st[1].median / st[0].median;
 
-    if (me == 0 && !opt.csv) {
+    if (me == 0 && !opt.csv && !opt.cold) {
         printf("\n# Summary against the targets (ratios from this run)\n");
         printf("  8-byte put+signal ping-pong vs cache line: %5.2fx  (target <= 2x)   %s\n",
                pingpong_ratio, pingpong_ratio <= 2 ? "met" : "NOT met");

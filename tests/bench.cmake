@@ -22,6 +22,11 @@ nodeshm_add_script_test(NAME bench_cli_coll_np3 TIMEOUT 300 ENV ${_bench_env}
   COMMAND bench_cli.sh coll 3)
 nodeshm_add_script_test(NAME bench_cli_map_np1 TIMEOUT 300 ENV ${_bench_env}
   COMMAND bench_cli.sh map 1)
+# 4 PEs: dt's multi-pair run (dt-multi, -p 2) and 2 concurrent pairs, hot and --cold
+nodeshm_add_script_test(NAME bench_cli_dt_np4 TIMEOUT 300 ENV ${_bench_env}
+  COMMAND bench_cli.sh dt 4)
+nodeshm_add_script_test(NAME bench_cli_pairs_np4 TIMEOUT 300 ENV ${_bench_env}
+  COMMAND bench_cli.sh pairs 4)
 
 nodeshm_add_test_executable(bench_tuning bench_tuning.c)
 set(_tuning_env BENCH_TUNING_PROG=$<TARGET_FILE:nodeshm_t_bench_tuning>)

@@ -8,6 +8,8 @@ Timing values are never compared with each other: the machine is shared and nois
   bench_check.py table SUBCOMMAND FILE  the human tables
   bench_check.py report DIR PLOTS       report.md, results.csv/json, tuning.conf; PLOTS: yes/no
   bench_check.py tuning FILE            prints the NAME=VALUE settings of a tuning file
+  bench_check.py cold SUBCOMMAND FILE   the --json document of `SUBCOMMAND --cold`: only
+                                        <test>_cold tests, the expected ones and mechanisms
 Exit status 0 when every check passed; each failure is printed."""
 import csv
 import json
@@ -60,6 +62,15 @@ EXPECT = {
     "map": {"map_hot": {"memcpy"}, "map_cold": {"memcpy"}},
 }
 MUST_RUN = {"p2p", "map"}  # ours: always built, always CSV
+# --cold: the tests each subcommand must produce (and nothing hot)
+EXPECT_COLD = {
+    "p2p": {"latency_cold": {"nodeshm_put", "nodeshm_get", "mpi_put", "mpi_get", "mpi_send",
+                             "memcpy"},
+            "bandwidth_cold": {"nodeshm_put", "mpi_put", "mpi_send", "memcpy"},
+            "bibw_cold": {"nodeshm_put", "mpi_put", "mpi_send"}},
+    "pairs": {"pairs_cold": {"memcpy", "shm"}},
+    "dt": {"dt_cold": {"shm_np", "shm_p", "mpi_send"}},
+}
 
 
 def check_rows_expected(sub, rows):
@@ -81,7 +92,23 @@ def check_rows_expected(sub, rows):
         check(len(sizes) >= 3, "p2p: fewer than 3 sizes: %s" % sizes)
 
 
-def check_json(sub, path):
+def check_cold(sub, path):
+    doc = check_json(sub, path, expect=False)
+    if not doc:
+        return
+    rows = doc.get("rows", [])
+    check(rows, "%s: no rows" % path)
+    hot = sorted({r["test"] for r in rows if not r["test"].endswith("_cold")})
+    check(not hot, "%s: --cold run has tests not named *_cold: %s" % (path, hot))
+    for test, mechs in EXPECT_COLD[sub].items():
+        got = {r["mechanism"] for r in rows if r["test"] == test}
+        check(mechs <= got, "%s: %s lacks mechanisms %s" % (path, test, sorted(mechs - got)))
+    for run in doc.get("runs", []):
+        check("--cold" in run.get("args", []), "%s: run %s without --cold: %s" % (
+            path, run.get("program"), run.get("args")))
+
+
+def check_json(sub, path, expect=True):
     with open(path) as f:
         try:
             doc = json.load(f)
@@ -110,8 +137,12 @@ def check_json(sub, path):
     for i, r in enumerate(rows):
         check_row(r, "%s row %d" % (path, i))
     check(sum(run.get("rows", 0) for run in runs) == len(rows), "%s: row counts disagree" % path)
-    if sub != "report":
+    if sub != "report" and expect:
         check_rows_expected(sub, rows)
+    if sub in ("map", "pairs") and any(r.get("status") == "ok" for r in runs):  # they pin
+        check(any(l.startswith("nodeshm-bench-%s: pinning: PE 0 -> CPU " % sub)
+                  for l in doc.get("pinning", [])),
+              "%s: the pinning is not reported: %s" % (path, doc.get("pinning")))
     return doc
 
 
@@ -172,6 +203,25 @@ def check_report(d, plots):
     check(settings, "tuning.conf: no settings (the MPI benchmark must have run)")
     check(any(n.startswith("NODESHM_MPI_") and n.endswith("_MAX") for n, _ in settings),
           "tuning.conf: no NODESHM_MPI_<OP>_MAX")
+    rows = doc.get("rows", []) if doc else []
+    progs = {r["program"] for r in rows}
+    if "coll-shmem" in progs:  # `coll` ran: the eager switch of the OpenSHMEM collectives too
+        for op in ("bcast", "collect", "alltoall"):
+            mechs = {r["mechanism"] for r in rows if r["program"] == "coll-eager" and r["test"] == op}
+            check(mechs == {"nodeshm_eager", "nodeshm_rendezvous"},
+                  "coll-eager %s: mechanisms %s, not eager and rendezvous" % (op, sorted(mechs)))
+        eager = [int(v) for n, v in settings if n == "NODESHM_COLL_EAGER_MAX"]
+        check(len(eager) == 1 and 0 <= eager[0] <= 65536,
+              "tuning.conf: NODESHM_COLL_EAGER_MAX missing or out of 0..64K: %s" % eager)
+        check(re.search(r"^# .*rendezvous time / eager time.*\nNODESHM_COLL_EAGER_MAX=\d+$",
+                        open(os.path.join(d, "tuning.conf")).read(), re.M),
+              "tuning.conf: NODESHM_COLL_EAGER_MAX without its ratios comment")
+    if "p2p" in progs:  # the report's cold point, beside the hot sweep (never in one table)
+        tests = {r["test"] for r in rows if r["program"] == "p2p"}
+        check({"latency", "latency_cold", "bandwidth_cold"} <= tests,
+              "report: p2p hot and cold tests expected: %s" % sorted(tests))
+    check(re.search(r"repetitions per point \(NODESHM_BENCH_REPS\): [\w-]+ \d+", text),
+          "report.md: repetitions not stated")
     pngs = [f for f in os.listdir(d) if f.endswith(".png")]
     if plots == "yes":
         check(len(pngs) >= 3, "%s: %d PNGs, expected plots" % (d, len(pngs)))
@@ -198,6 +248,8 @@ def main(argv):
         check_table(argv[1], argv[2])
     elif mode == "report":
         check_report(argv[1], argv[2])
+    elif mode == "cold":
+        check_cold(argv[1], argv[2])
     elif mode == "tuning":
         for n, v in tuning_settings(argv[1]):
             print("%s=%s" % (n, v))

@@ -2,8 +2,10 @@
 # Usage: bench_cli.sh SUBCOMMAND [NP] | errors
 # Runs `nodeshm-bench SUBCOMMAND --quick [-n NP]` (tiny sizes, few iterations) and checks the output's
 # shape and sanity with bench_check.py: --json always; for p2p also --csv and the human tables
-# with -f; for map the matrix and, when matplotlib is there, the heatmap PNGs.  `errors`: bad
-# flags get a clear message and exit status 2, from the driver and from a program.
+# with -f; for map the matrix and, when matplotlib is there, the heatmap PNGs; for p2p, pairs
+# and dt also --cold (bench_check.py cold: only *_cold tests, the expected mechanisms).
+# `errors`: bad flags get a clear message and exit status 2, from the driver and from a program;
+# --cold where it does not apply, and rings that cannot fit the budget or the symmetric heap.
 # Never compares timings (shared, noisy machine).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,6 +42,33 @@ if [ "$sub" = errors ]; then
       grep -q "^usage: nodeshm-bench-p2p" <<<"$out" ||
       { echo "FAIL: nodeshm-bench-p2p $args: rc $rc: $out"; fail=1; }
   done
+  # --cold: refused where there is no rotation (driver: not an option; program: says so)
+  out=$("$driver" coll --quick --cold 2>&1); rc=$?
+  [ $rc -eq 2 ] && grep -q "unrecognized arguments: --cold" <<<"$out" ||
+    { echo "FAIL: driver coll --cold: rc $rc: $out"; fail=1; }
+  out=$(timeout 60 "$OSHRUN" -np 2 "$NODESHM_BUILD_DIR/bench/nodeshm-bench-coll" --cold 2>&1); rc=$?
+  echo "coll --cold -> $rc: $(head -n1 <<<"$out")"
+  [ $rc -eq 2 ] && grep -q "^nodeshm-bench-coll: --cold: not supported here" <<<"$out" ||
+    { echo "FAIL: nodeshm-bench-coll --cold: rc $rc: $out"; fail=1; }
+  out=$(timeout 60 "$OSHRUN" -np 2 "$NODESHM_BUILD_DIR/bench/nodeshm-bench-coll" -o bcast,nosuch 2>&1); rc=$?
+  echo "coll -o bcast,nosuch -> $rc: $(head -n1 <<<"$out")"
+  [ $rc -eq 2 ] && grep -q "^nodeshm-bench-coll: -o: unknown test 'nosuch'" <<<"$out" ||
+    { echo "FAIL: nodeshm-bench-coll -o nosuch: rc $rc: $out"; fail=1; }
+  # --cold: the cap is reported; a ring that cannot hold one buffer is an error naming --cold
+  # and the size (the memory budget; the symmetric heap)
+  p2p=$NODESHM_BUILD_DIR/bench/nodeshm-bench-p2p
+  out=$(NODESHM_BENCH_COLD_BUDGET=1m timeout 120 "$OSHRUN" -np 2 "$p2p" --csv --cold -m 1:64 2>&1); rc=$?
+  echo "p2p --cold, budget 1m -> $rc: $(grep -- '--cold' <<<"$out" | head -n1)"
+  [ $rc -eq 0 ] && grep -q "^nodeshm-bench-p2p: --cold: 5 ring(s) of .* capped by NODESHM_BENCH_COLD_BUDGET" <<<"$out" &&
+    grep -q "^latency_cold,memcpy,64," <<<"$out" || { echo "FAIL: p2p --cold cap: rc $rc: $out"; fail=1; }
+  out=$(NODESHM_BENCH_COLD_BUDGET=64k timeout 60 "$OSHRUN" -np 2 "$p2p" --cold -m 1m 2>&1); rc=$?
+  echo "p2p --cold -m 1m, budget 64k -> $rc: $(head -n1 <<<"$out")"
+  [ $rc -ne 0 ] && grep -q "^nodeshm-bench-p2p: --cold: a 1M-byte buffer does not fit .*NODESHM_BENCH_COLD_BUDGET" <<<"$out" ||
+    { echo "FAIL: p2p --cold over the budget: rc $rc: $out"; fail=1; }
+  out=$(SHMEM_SYMMETRIC_SIZE=8m timeout 60 "$OSHRUN" -np 2 "$p2p" --cold -m 4m 2>&1); rc=$?
+  echo "p2p --cold -m 4m, SHMEM_SYMMETRIC_SIZE=8m -> $rc: $(head -n1 <<<"$out")"
+  [ $rc -ne 0 ] && grep -q "^nodeshm-bench-p2p: --cold: a 4M-byte buffer does not fit .*raise SHMEM_SYMMETRIC_SIZE" <<<"$out" ||
+    { echo "FAIL: p2p --cold over the symmetric heap: rc $rc: $out"; fail=1; }
   [ $fail -eq 0 ] && echo "bench_cli errors: PASS"
   exit $fail
 fi
@@ -66,7 +95,22 @@ case $sub in
       "$tmp/out.csv" || { echo "FAIL: -m 8:4k not honoured"; fail=1; }
     "$driver" p2p --quick -q -f -m 1:64 >"$tmp/out.txt" || { echo "FAIL: table exit $?"; fail=1; }
     cat "$tmp/out.txt"
-    run python3 "$check" table p2p "$tmp/out.txt" ;;
+    run python3 "$check" table p2p "$tmp/out.txt"
+    "$driver" p2p --quick -q --cold --json -m 8:4k >"$tmp/cold.json" || { echo "FAIL: --cold exit $?"; fail=1; }
+    run python3 "$check" cold p2p "$tmp/cold.json" ;;
+  pairs|dt)
+    "$driver" "$sub" --quick -q --cold --json "${np[@]}" >"$tmp/cold.json" || { echo "FAIL: --cold exit $?"; fail=1; }
+    run python3 "$check" cold "$sub" "$tmp/cold.json"
+    if [ "$sub" = dt ] && [ "${2:-2}" -ge 4 ]; then # multi-pair: P/2 pairs, hot and cold
+      for f in out cold; do
+        python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+tests = {r["test"] for r in d["rows"] if r["program"] == "dt-multi"}
+mechs = {r["mechanism"] for r in d["rows"] if r["program"] == "dt-multi"}
+ok = tests in ({"dt_multi"}, {"dt_multi_cold"}) and {"shm_np", "shm_p", "mpi_send"} <= mechs
+sys.exit(0 if ok else 1)' "$tmp/$f.json" || { echo "FAIL: $f: no dt-multi rows of 2 pairs"; fail=1; }
+      done
+    fi ;;
   map)
     "$driver" map --quick -q --plots "$tmp/plots" >"$tmp/out.txt" || { echo "FAIL: table exit $?"; fail=1; }
     cat "$tmp/out.txt"
