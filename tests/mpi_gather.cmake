@@ -12,7 +12,9 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   # thresholds at 16 KiB: the test's counts fall below and above them (1001 doubles, 4099 ints),
   # so every op runs both paths, and Gatherv/Scatterv mix slot and point-to-point blocks
   set(gather_env NODESHM_MPI_GATHERV_MAX=16k NODESHM_MPI_SCATTER_MAX=16k
-      NODESHM_MPI_SCATTERV_MAX=16k NODESHM_MPI_ALLGATHER_MAX=16k NODESHM_MPI_ALLGATHERV_MAX=16k)
+      NODESHM_MPI_SCATTERV_MAX=16k NODESHM_MPI_ALLGATHER_MAX=16k NODESHM_MPI_ALLGATHERV_MAX=16k
+      NODESHM_MPI_GATHERV_MIN=0 NODESHM_MPI_SCATTER_MIN=0 NODESHM_MPI_SCATTERV_MIN=0
+      NODESHM_MPI_BCAST_MIN=0 NODESHM_MPI_GATHER_MIN=0 NODESHM_MPI_REDUCE_MIN=0)
   nodeshm_add_mpi_test(NAME mpi_coll_gather NP 1 2 4 8 ARGS --expect-accel TIMEOUT 120 ENV ${gather_env})
   nodeshm_add_mpi_test(NAME mpi_coll_gather NP 4 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 120
                        ENV ${gather_env})

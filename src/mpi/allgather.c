@@ -9,7 +9,7 @@
  * MPI requires every rank to pass the same block sizes there, so all ranks agree without any
  * exchange.  Allgatherv's thresholds (_MAX, _MIN) apply to its largest block.
  *
- * Defaults (NSM_OPS, NSM_OP_MINS): accelerated from 4 to 8 KiB per rank (largest block).
+ * Defaults: NSM_OPS, NSM_OP_MINS (src/mpi/nsmpi_config.h).
  * Measured with bench/mpi_osu.c (back-to-back calls, thresholds raised) at 2, 4 and 8 ranks on
  * a 2-core machine shared with other jobs (load 20-35, so noisy): allgather 4-8 KiB is 1.2-1.6x
  * (Open MPI 5.0, 2 ranks), 4-16x (4), 3.4-3.8x (8); 1.5x and more (MPICH 5.0, 2 ranks), 1.2x (4),

@@ -13,7 +13,8 @@
  * would need its node's sizes at the root's leader, which only the root has: Gatherv is left to
  * the MPI library there.
  *
- * Off by default (NODESHM_MPI_GATHERV_MAX switches it on): measured with bench/mpi_osu.c
+ * Defaults: src/mpi/nsmpi_config.h.  Before buffer banks and the small ring (nsmpi.h) it was off,
+ * measured with bench/mpi_osu.c
  * (back-to-back calls, thresholds raised, 2-core machine under load 20-35) no size range is
  * >= 0.95x everywhere: both libraries pipeline back-to-back gathervs (senders return after an
  * eager send) and are 10-100x faster at <= 4 KiB with 4 and 8 ranks, while a slot writer here

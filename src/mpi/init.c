@@ -65,12 +65,12 @@ void nsm_load_config(void)
         exit(1);
     }
     static const char *names[NSM_OP_COUNT] = {
-#define NSM_OP_NAME(id, name, dflt) #name,
+#define NSM_OP_NAME(id, name, mpich, ompi) #name,
         NSM_OPS(NSM_OP_NAME)
 #undef NSM_OP_NAME
     };
     static const size_t defaults[NSM_OP_COUNT] = {
-#define NSM_OP_DEFAULT(id, name, dflt) dflt,
+#define NSM_OP_DEFAULT(id, name, mpich, ompi) NSM_FLAVOR(mpich, ompi),
         NSM_OPS(NSM_OP_DEFAULT)
 #undef NSM_OP_DEFAULT
     };
@@ -94,7 +94,7 @@ void nsm_load_config(void)
     }
     /* lower bounds: only the ops of NSM_OP_MINS have one */
     for (int i = 0; i < NSM_OP_COUNT; i++) nsm_cfg.min[i] = (size_t)-1;
-#define NSM_OP_MIN_DEFAULT(id, dflt) nsm_cfg.min[NSM_OP_##id] = (dflt);
+#define NSM_OP_MIN_DEFAULT(id, mpich, ompi) nsm_cfg.min[NSM_OP_##id] = NSM_FLAVOR(mpich, ompi);
     NSM_OP_MINS(NSM_OP_MIN_DEFAULT)
 #undef NSM_OP_MIN_DEFAULT
     for (int i = 0; i < NSM_OP_COUNT; i++) {

@@ -16,38 +16,57 @@
 #ifndef NODESHM_MPI_CONFIG_H
 #define NODESHM_MPI_CONFIG_H
 
+#include <mpi.h> /* which MPI: the defaults' column */
 #include <stddef.h>
 
-/* X(ID, name, default NODESHM_MPI_<NAME>_MAX in bytes): one row per intercepted collective.
- * Defaults are measured (see each op's file); 0 leaves the op to the MPI library. */
-#define NSM_OPS(X)                                                                                 \
-    X(BARRIER, barrier, 0)                     /* no size */                                      \
-    X(BCAST, bcast, 0)                         /* message bytes; off: see bcast.c */               \
-    X(GATHER, gather, 32 * 1024)               /* bytes per rank */                                \
-    X(GATHERV, gatherv, 0)                     /* bytes of one rank's block; off: see gatherv.c */ \
-    X(SCATTER, scatter, 0)                     /* bytes per rank; off: see scatter.c */            \
-    X(SCATTERV, scatterv, 0)                   /* bytes of one rank's block; off: see scatter.c */ \
-    X(ALLGATHER, allgather, 8 * 1024)          /* bytes per rank; and _MIN (allgather.c) */        \
-    X(ALLGATHERV, allgatherv, 8 * 1024)        /* largest block; and _MIN (allgather.c) */         \
-    X(REDUCE, reduce, 4 * 1024)                /* message bytes; and _MIN below (reduce.c) */      \
-    X(ALLREDUCE, allreduce, 128 * 1024)        /* message bytes */                                 \
-    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, 64 * 1024) /* whole vector (reduce_scatter_block.c) */ \
-    X(ALLTOALL, alltoall, 4 * 1024)            /* bytes per rank pair (alltoall.c) */              \
-    X(ALLTOALLV, alltoallv, 4 * 1024)          /* largest bytes of one rank pair (alltoall.c) */
+/* The defaults differ per MPI library, because the libraries' own collectives differ (where
+ * ours wins depends on what it races): the column is chosen when libnodeshm_mpi is compiled, by
+ * the mpi.h it is built against; another MPI gets the smaller of the two. */
+#if defined(OMPI_MAJOR_VERSION)
+#define NSM_FLAVOR(mpich, ompi) (ompi)
+#elif defined(MPICH_VERSION)
+#define NSM_FLAVOR(mpich, ompi) (mpich)
+#else
+#define NSM_FLAVOR(mpich, ompi) ((mpich) < (ompi) ? (mpich) : (ompi))
+#endif
 
-/* X(ID, default NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX): the smallest message
- * accelerated, for ops whose MPI library is measured faster at small sizes; ops not listed: 0.
+/* X(ID, name, MPICH default, Open MPI default of NODESHM_MPI_<NAME>_MAX in bytes): one row per
+ * intercepted collective; 0 leaves the op to the MPI library.  Measured with bench/mpi_osu.c
+ * (thresholds raised, 8 B-128 KiB, 2, 4 and 8 ranks on 2 cores, median of 3 runs of 7-15
+ * repetitions): the largest size up to which nodeshm is >= 0.95x of the library at every size
+ * of the window and every rank count, a step below where it first lost. */
+#define NSM_OPS(X)                                                                                 \
+    X(BARRIER, barrier, 0, 0)                              /* no size */                         \
+    X(BCAST, bcast, 64 * 1024, 32 * 1024)                  /* message bytes */                   \
+    X(GATHER, gather, 64 * 1024, 16 * 1024)                /* bytes per rank */                  \
+    X(GATHERV, gatherv, 32 * 1024, 16 * 1024)              /* bytes of one rank's block */       \
+    X(SCATTER, scatter, 32 * 1024, 16 * 1024)              /* bytes per rank */                  \
+    X(SCATTERV, scatterv, 1024, 16 * 1024)                 /* bytes of one rank's block */       \
+    X(ALLGATHER, allgather, 128 * 1024, 8 * 1024)          /* bytes per rank */                  \
+    X(ALLGATHERV, allgatherv, 128 * 1024, 8 * 1024)        /* largest block */                   \
+    X(REDUCE, reduce, 128 * 1024, 4 * 1024)                /* message bytes */                   \
+    X(ALLREDUCE, allreduce, 128 * 1024, 128 * 1024)        /* message bytes */                   \
+    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, 128 * 1024, 128 * 1024) /* whole vector */     \
+    X(ALLTOALL, alltoall, 32 * 1024, 8 * 1024)             /* bytes per rank pair */             \
+    X(ALLTOALLV, alltoallv, 32 * 1024, 8 * 1024)           /* largest bytes of one rank pair */
+
+/* X(ID, MPICH default, Open MPI default of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
+ * the smallest message accelerated, for ops whose MPI library is faster at small sizes; ops not
+ * listed: 0.  Open MPI's rooted collectives below 512 B pipeline back-to-back calls by eager
+ * sends on 2 ranks (one core each) better than our flags do (bcast 8 B 0.39x, gather 0.31x).
  * Only ops whose message size all ranks know can use one (see each op's file). */
 #define NSM_OP_MINS(X)                                                                             \
-    X(GATHERV, 0)                      /* per block: smaller ones go point to point */            \
-    X(SCATTER, 0)                                                                                  \
-    X(SCATTERV, 0)                     /* per block: smaller ones go point to point */            \
-    X(ALLGATHER, 4 * 1024)                                                                         \
-    X(ALLGATHERV, 4 * 1024)                                                                        \
-    X(REDUCE, 512)                     /* Open MPI's small reduce pipelines: see reduce.c */
+    X(BCAST, 0, 512)                                                                               \
+    X(GATHER, 0, 512)                                                                              \
+    X(GATHERV, 0, 512)                 /* per block: smaller ones go point to point */            \
+    X(SCATTER, 0, 512)                                                                             \
+    X(SCATTERV, 0, 512)                /* per block: smaller ones go point to point */            \
+    X(ALLGATHER, 0, 0)                                                                             \
+    X(ALLGATHERV, 0, 0)                                                                            \
+    X(REDUCE, 0, 512)
 
 enum {
-#define NSM_OP_ID(id, name, dflt) NSM_OP_##id,
+#define NSM_OP_ID(id, name, mpich, ompi) NSM_OP_##id,
     NSM_OPS(NSM_OP_ID)
 #undef NSM_OP_ID
     NSM_OP_COUNT

@@ -19,7 +19,8 @@
  * Between nodes a leader would need its node's sizes, which only the root has: Scatterv is left
  * to the MPI library there.
  *
- * Both are off by default (NODESHM_MPI_SCATTER_MAX / _SCATTERV_MAX switch them on): measured with
+ * Defaults: src/mpi/nsmpi_config.h.  Before buffer banks and the small ring (nsmpi.h) both were
+ * off, measured with
  * bench/mpi_osu.c (back-to-back calls, 2-core machine under load 20-35) no size range is
  * >= 0.95x everywhere.  Both MPI libraries pipeline back-to-back scatters (the root sends eagerly
  * and never waits), while here the root waits until every peer has read the previous call's
