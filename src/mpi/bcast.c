@@ -4,12 +4,13 @@
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    /* switched off: straight to the MPI library, no lookups */
-    if (!nsm_op_max(NSM_OP_BCAST)) return PMPI_Bcast(buf, count, type, root, comm);
+    /* switched off, or a size outside the window: straight to the MPI library, no lookups */
+    long long bytes = nsm_op_max(NSM_OP_BCAST) ? nsm_bytes(count, type) : -1; /* alike on all ranks */
+    if (bytes < 0 || (size_t)bytes > nsm_cfg.max[NSM_OP_BCAST] ||
+        (bytes > 0 && (size_t)bytes < nsm_op_min(NSM_OP_BCAST)))
+        return PMPI_Bcast(buf, count, type, root, comm);
     nsm_state_t *s = nsm_get_state(comm);
-    long long bytes = s ? nsm_bytes(count, type) : -1; /* the signatures agree: all ranks alike */
-    if (!s || bytes < 0 || (size_t)bytes > nsm_cfg.max[NSM_OP_BCAST] ||
-        (bytes > 0 && (size_t)bytes < nsm_op_min(NSM_OP_BCAST)) || root < 0 || root >= s->size)
+    if (!s || root < 0 || root >= s->size)
         return PMPI_Bcast(buf, count, type, root, comm);
     if (bytes == 0) return MPI_SUCCESS;
     uint64_t seq = nsm_begin_sized(s, (size_t)bytes);

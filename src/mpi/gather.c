@@ -7,7 +7,13 @@
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    nsm_state_t *s = nsm_cfg.off[NSM_OP_GATHER] ? NULL : nsm_get_state(comm);
+    /* block bytes, before any lookup (a fallback must cost nothing): the signatures agree, and
+     * only the root may pass MPI_IN_PLACE */
+    long long pre = sendbuf == MPI_IN_PLACE ? nsm_bytes(recvcount, recvtype) : nsm_bytes(sendcount, sendtype);
+    nsm_state_t *s = !nsm_op_max(NSM_OP_GATHER) || pre > (long long)nsm_cfg.max[NSM_OP_GATHER] ||
+                             (pre > 0 && (size_t)pre < nsm_op_min(NSM_OP_GATHER))
+                         ? NULL
+                         : nsm_get_state(comm);
     long long b = -1;
     int rank = -1;
     if (s && root >= 0 && root < s->size) {

@@ -6,7 +6,8 @@
  * result area.  Across nodes the leaders PMPI_Reduce the node results to the root's leader, which
  * releases its node; the root copies the result out.  Slots are reduced in node rank order.
  *
- * Defaults: src/mpi/nsmpi_config.h (Open MPI: [512 B, 4 KiB]).  Earlier, bench/mpi_osu.c, 2 cores shared with other
+ * Defaults: src/mpi/nsmpi_config.h (Open MPI: [512 B, 4 KiB]).  Earlier, bench/mpi_osu.c, 2 cores
+ * shared with other
  * jobs (load 15-22, so 4-8 rank medians are scheduler-dominated): MPICH 2 ranks nodeshm 1.2-2.2x
  * at 8 B..32 KiB.  Open MPI 2 ranks: 0.28-0.56x below 512 B (its eager sends let a loop of
  * reduces pipeline; ours meets at every call), 1.0-1.7x at 512 B..4 KiB, 0.44-0.60x from 8 KiB
@@ -22,18 +23,16 @@
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                MPI_Comm comm)
 {
-    nsm_state_t *s = nsm_op_max(NSM_OP_REDUCE) ? nsm_get_state(comm) : NULL;
     MPI_Aint lb = 0, extent = 0;
-    /* the datatype, op, count and root agree on all ranks: all take this path or none */
-    int ok = s && root >= 0 && root < s->size && count >= 0 && type != MPI_DATATYPE_NULL &&
+    /* the datatype, op, count and root agree on all ranks: all take this path or none; the size
+     * window first, so a fallback costs no state lookup */
+    int ok = nsm_op_max(NSM_OP_REDUCE) && count >= 0 && type != MPI_DATATYPE_NULL &&
+             PMPI_Type_get_extent(type, &lb, &extent) == MPI_SUCCESS && lb == 0 && extent > 0 &&
+             (size_t)count * (size_t)extent <= nsm_cfg.max[NSM_OP_REDUCE] &&
+             ((size_t)count * (size_t)extent >= nsm_op_min(NSM_OP_REDUCE) || count == 0) &&
              nsm_op_ok(op) && nsm_is_named(type);
-    if (ok) {
-        PMPI_Type_get_extent(type, &lb, &extent);
-        size_t bytes = (size_t)count * (size_t)extent;
-        ok = lb == 0 && extent > 0 && bytes <= nsm_cfg.max[NSM_OP_REDUCE] &&
-             (bytes >= nsm_op_min(NSM_OP_REDUCE) || count == 0);
-    }
-    if (!ok) return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+    nsm_state_t *s = ok ? nsm_get_state(comm) : NULL;
+    if (!s || root < 0 || root >= s->size) return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
     if (count == 0) return MPI_SUCCESS;
     const size_t bytes = (size_t)count * (size_t)extent;
     const int is_root = s->rank == root, multi = s->n_nodes > 1;

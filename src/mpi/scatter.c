@@ -154,7 +154,12 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     size_t max = nsm_op_max(NSM_OP_SCATTER);
-    nsm_state_t *s = max ? nsm_get_state(comm) : NULL;
+    /* block bytes, before any lookup (a fallback must cost nothing): only the root may pass
+     * MPI_IN_PLACE, and its blocks match what every rank receives */
+    long long pre = recvbuf == MPI_IN_PLACE ? nsm_bytes(sendcount, sendtype) : nsm_bytes(recvcount, recvtype);
+    nsm_state_t *s = max && pre <= (long long)max && (pre <= 0 || (size_t)pre >= nsm_op_min(NSM_OP_SCATTER))
+                         ? nsm_get_state(comm)
+                         : NULL;
     if (!s || root < 0 || root >= s->size)
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     /* block bytes: the type signatures agree, so every rank computes the same value */
