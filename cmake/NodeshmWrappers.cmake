@@ -33,10 +33,17 @@ if(NOT NODESHM_MPIEXEC)
   message(FATAL_ERROR "nodeshm: no mpiexec found next to ${MPI_C_COMPILER}")
 endif()
 
-# oshrun adds launcher-specific options; which ones depends on the flavor.
+# oshrun adds launcher-specific options; which ones depends on the flavor (and for Open MPI
+# the one-sided components to leave out: UCX everywhere; osc/rdma of Open MPI 4.x, whose
+# launcher says OpenRTE, crashes in MPI_Win_free/finalize: Debian's 4.1.4 does).
+execute_process(COMMAND "${NODESHM_MPIEXEC}" --version
+  OUTPUT_VARIABLE _out ERROR_VARIABLE _out TIMEOUT 30)
+if(_out MATCHES "OpenRTE")
+  set(NODESHM_OMPI_OSC_EXCLUDE "^ucx,rdma")
+else()
+  set(NODESHM_OMPI_OSC_EXCLUDE "^ucx")
+endif()
 if(NOT NODESHM_MPI_FLAVOR)
-  execute_process(COMMAND "${NODESHM_MPIEXEC}" --version
-    OUTPUT_VARIABLE _out ERROR_VARIABLE _out TIMEOUT 30)
   if(_out MATCHES "Open MPI|OpenRTE|PRRTE|prterun")
     set(_flavor openmpi)
   elseif(_out MATCHES "HYDRA|Hydra")

@@ -152,10 +152,17 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
 #define MPIOP_sum MPI_SUM
 #define MPIOP_prod MPI_PROD
 
-/* sums and products of types narrower than int use our kernel between nodes as well (coll.h) */
+/* Our kernel between nodes as well (coll.h), where MPI libraries get it wrong: sums and products
+ * of types narrower than int (Open MPI's vector ops saturate), and max/min of unsigned types
+ * (Open MPI 4.1.4 compares MPI_UNSIGNED_LONG as signed: max(5, 2^63 + 1) gave 5). */
+#define MPIOP_UNSIGNED(T)                                                                          \
+    _Generic((T)0, unsigned char: 1, unsigned short: 1, unsigned int: 1, unsigned long: 1,         \
+             unsigned long long: 1, default: 0)
 #define MPIOP(T, OP)                                                                               \
-    (sizeof(T) < sizeof(int) && (MPIOP_##OP == MPI_SUM || MPIOP_##OP == MPI_PROD) ? MPI_OP_NULL    \
-                                                                                  : MPIOP_##OP)
+    ((sizeof(T) < sizeof(int) && (MPIOP_##OP == MPI_SUM || MPIOP_##OP == MPI_PROD)) ||             \
+             (MPIOP_UNSIGNED(T) && (MPIOP_##OP == MPI_MAX || MPIOP_##OP == MPI_MIN))               \
+         ? MPI_OP_NULL                                                                             \
+         : MPIOP_##OP)
 
 #define DEFINE_REDUCE(T, N, OP)                                                                    \
     static void reduce_##N##_##OP(void *out, const void *a, const void *b, size_t n)              \
