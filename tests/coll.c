@@ -283,6 +283,78 @@ static int make(team_t *t, const char *name, shmem_team_t team)
     return 1;
 }
 
+/* ---- broadcast bursts ---------------------------------------------------------------------------- */
+/* Many more back-to-back broadcasts than any ring holds (the small-broadcast ring has 64 entries,
+ * the staging ring 4), with the source rewritten right after each call (it is free on return).
+ * mixed: sizes around the small/staged and eager/rendezvous switches (560 B, 4 KiB), the root
+ * changing every 7 calls, readers that sleep now and then.  small only (the staged and
+ * rendezvous paths would hold a root back): the root changes every 150 calls and a reader
+ * sleeps 3 ms early in each run, so the root gets far more than a ring ahead of it (a ring
+ * entry overwritten before it was read fails the check); every third call is a sum_inscan
+ * instead, whose member 0 reads nobody and runs ahead the same way.  Optionally alternating with
+ * a second, overlapping team. */
+static const size_t burst_mixed[] = {1, 8, 48, 49, 560, 561, 64, 4096, 4097, 13, 300, 8};
+static const size_t burst_small[] = {1, 8, 48, 49, 560, 64, 13, 300, 8};
+static void test_bcast_burst(const team_t *a, const team_t *b, int calls, int small)
+{
+    const size_t *sizes = small ? burst_small : burst_mixed;
+    int nsizes = small ? (int)(sizeof burst_small / sizeof *sizes)
+                       : (int)(sizeof burst_mixed / sizeof *sizes);
+    int run = small ? 150 : 7;
+    for (int r = 0; r < calls; r++) {
+        const team_t *t = b && r % 2 ? b : a;
+        size_t n = sizes[(r / 3) % nsizes];
+        int root = (r / run) % t->n;
+        int tid = tid_counter++;
+        fill_bytes(sbuf, n, me, tid, 0);
+        memset(dbuf, 0xa5, n + 1);
+        if (small && t->my == (root + 1) % t->n && r % run == 2) usleep(3000);
+        else if (!small && t->my != root && r % 23 == t->my % 23) usleep(300);
+        if (small && r % 3 == 2) {
+            /* an inclusive scan: member 0 reads nobody, so it runs ahead like a root */
+            size_t c = n / sizeof(long) + 1;
+            long *s = (long *)sbuf, *d = (long *)dbuf;
+            for (size_t k = 0; k < c; k++) s[k] = (long)(test_value(me, tid, k) % 1000);
+            d[c] = 77;
+            int rc = shmem_long_sum_inscan(t->team, d, s, c);
+            size_t bad = c;
+            for (size_t k = 0; k < c && bad == c; k++) {
+                long want = 0;
+                for (int i = 0; i <= t->my; i++) want += (long)(test_value(t->pes[i], tid, k) % 1000);
+                if (d[k] != want) bad = k;
+            }
+            CHECK(rc == 0 && bad == c && d[c] == 77, "%s: burst sum_inscan %d of %zu longs: first "
+                  "bad element %zu", t->name, r, c, bad);
+            continue;
+        }
+        int rc = shmem_broadcastmem(t->team, dbuf, sbuf, n, root);
+        fill_bytes(ref, n, t->pes[root], tid, 0);
+        ref[n] = 0xa5;
+        CHECK(rc == 0 && !memcmp(dbuf, ref, n + 1), "%s: burst broadcast %d of %zu B from %d",
+              t->name, r, n, root);
+    }
+}
+
+/* Team slots are reused: a team whose root filled its rings, destroyed, then a team in the same
+ * slot with a member that was not in the first: the root must not wait for that member to have
+ * read the first team's broadcasts. */
+static void test_slot_reuse(void)
+{
+    team_t t;
+    shmem_team_t first, second;
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 2, NULL, 0, &first);
+    if (make(&t, "pair-01", first)) {
+        test_bcast_burst(&t, NULL, 150, 1);
+        shmem_team_destroy(first);
+    }
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, 2, NULL, 0, &second);
+    if (make(&t, "pair-02", second)) {
+        tid_counter = 300000;
+        test_bcast_burst(&t, NULL, 150, 1);
+        shmem_team_destroy(second);
+    }
+}
+
 /* sync: every member puts its mark into every member, then shmem_sync; all marks are there */
 static long marks[6][64]; /* per team: the test's own mailbox, apart from the collectives' buffers */
 static void test_sync(const team_t *t, int ti, int round)
@@ -371,6 +443,15 @@ int main(int argc, char **argv)
             TEST_REDUCE(long, long, sum, V_SMALL, &teams[i], (size_t)r * 37 + 1, r % 2);
             TEST_DATA(int, int, &teams[i]);
         }
+    /* bursts: each team alone, then WORLD alternating with from-comm */
+    for (int i = 0; i < nt; i++)
+        if (member[i]) {
+            tid_counter = 200000 + 1000 * i;
+            test_bcast_burst(&teams[i], NULL, 120, 0);
+            test_bcast_burst(&teams[i], NULL, 300, 1);
+        }
+    tid_counter = 250000;
+    test_bcast_burst(&teams[0], &teams[5], 200, 0);
     for (int i = 0; i < nt; i++)
         if (member[i]) test_sync(&teams[i], i, 2);
 
@@ -379,6 +460,10 @@ int main(int argc, char **argv)
     shmem_team_destroy(yt);
     shmem_team_destroy(ct);
     MPI_Comm_free(&comm);
+    if (npes >= 3) {
+        tid_counter = 280000;
+        test_slot_reuse();
+    }
     shmem_free(sbuf);
     shmem_free(dbuf);
     free(ref);

@@ -22,18 +22,24 @@
  *     is one cache-line handoff, and the source is free as soon as it is staged.
  *   rendezvous (larger): ready[b] says "read my source"; readers copy straight out of it and
  *     publish done[b]; the owner waits for every peer's done before it returns.
+ *   small (a broadcast root's or a reduction member's contribution <= SMALL_MAX, ~0.5 KiB):
+ *     not by turns but in a 64-entry ring per member and team slot (runtime.h: small), the
+ *     epoch and payload sharing a cache line, with one done epoch per member (see "small
+ *     contributions" below): a root may run 63 collectives ahead of descheduled readers.
  * Dests are written only by their owner, so a member that returns early cannot disturb anyone,
  * and back-to-back collectives on the same or overlapping teams need nothing between them.  A
  * destroyed team first waits until its peers have read its staging (nodeshm_coll_team_retire),
  * so a later team may reuse the slot.
  *
- * broadcast  the root publishes (staged, or its source); the others copy and say done.
+ * broadcast  the root publishes (small ring, staged, or its source); the others copy and say
+ *            done.
  * collect    every member publishes its size and piece; each pulls all pieces in team order.
  * alltoall(s) every member publishes its blocks (packed into staging, or its source); each pulls
  *            the block meant for it from every member.
- * reduce     <= 64 KiB: every member stages its source and reduces all the staged contributions
- *            itself, in member order (so every PE rounds alike): no second phase.  Larger: the
- *            split below (node sync, each member reduces a slice into every dest, node sync).
+ * reduce     <= 64 KiB: every member stages its source (small ring up to SMALL_MAX) and
+ *            reduces all the staged contributions itself, in member order (so every PE rounds
+ *            alike): no second phase.  Larger: the split below (node sync, each member
+ *            reduces a slice into every dest, node sync).
  * scan       eager rounds of at most a staging buffer, each member reducing members 0..me
  *            (inclusive) or 0..me-1 (exclusive, zeros on member 0); several nodes: MPI_Scan /
  *            MPI_Exscan over the team's communicator, correct however members fall on nodes.
@@ -228,13 +234,15 @@ int nodeshm_coll_configure(void)
 }
 
 typedef struct turn {
-    uint64_t e; /* this collective's epoch */
-    int b;      /* its turn: which staging buffer and flag lines */
+    uint64_t e;   /* this collective's epoch */
+    int b;        /* its turn: which staging buffer and flag lines */
+    uint64_t seq; /* its number on the team (the same on every member): small broadcasts' entry */
 } turn_t;
 
 static turn_t turn_begin(nodeshm_team_t *t, uint64_t base)
 {
-    return (turn_t){base + 1, (int)(t->coll_seq++ % DEPTH)};
+    uint64_t seq = t->coll_seq++;
+    return (turn_t){base + 1, (int)(seq % DEPTH), seq};
 }
 
 static inline uint64_t *line(const nodeshm_team_t *t, int node_member, int l)
@@ -298,10 +306,13 @@ static void await_done(const nodeshm_team_t *t, turn_t x)
     }
 }
 
+static void small_retire(nodeshm_team_t *t);
+
 void nodeshm_coll_team_retire(nodeshm_team_t *t)
 {
     if (t->n_nodes != 1 || t->node_n_pes < 2) return;
-    for (int b = 0; b < DEPTH; b++) (void)stage_claim(t, (turn_t){0, b});
+    for (int b = 0; b < DEPTH; b++) (void)stage_claim(t, (turn_t){0, b, 0});
+    small_retire(t);
 }
 
 /* Local pointer to where node member k's turn data is: its staging or its copy of `src`. */
@@ -318,6 +329,114 @@ int nodeshm_coll_sync(const char *call, nodeshm_team_t *t)
     return nodeshm_team_sync(call, t);
 }
 
+void nodeshm_coll_node_sync(const nodeshm_team_t *t, uint64_t epoch) { node_sync(t, epoch); }
+
+/* ---- small contributions: a deep ring ---------------------------------------------------------- */
+/* Contributions of at most SMALL_MAX bytes on a one-node team (a broadcast root's, every
+ * member's in a reduction or a scan round) do not take turns in the staging ring: a member
+ * whose data others read would wait every DEPTH (4) collectives for the slowest reader, which
+ * when PEs outnumber cores means a context switch or more per 4 calls (Open MPI's broadcast
+ * root or MPI_Scan's first rank just leave eager messages in the receivers' queues and move
+ * on).  Instead each member has, per team slot, SMALL_DEPTH entries (runtime.h:
+ * small[slot][i]); collective number seq (turn_t) uses entry seq % SMALL_DEPTH of the
+ * publishing member's ring.  Word 0 of an entry is the epoch of its owner's latest publication
+ * there, the payload follows in the same cache line (one line handoff up to 48 bytes).  Each
+ * member's SMALL_DONE_LINE holds the epoch of the latest small collective of the team whose
+ * peers' contributions it has finished reading: members take the team's collectives in order,
+ * so a peer whose done epoch reached an entry's previous epoch has read it (or had nothing to
+ * read in it), and the owner may overwrite it; an owner waits only when it is SMALL_DEPTH
+ * collectives ahead of a peer.  SMALL_KNOWN_LINE (mine, private in effect) remembers the lowest
+ * done epoch of my peers I last saw, so the peers' lines are read about once per ring, not once
+ * per call.  Readers wait once per contribution they need.  Retiring a team waits for the
+ * peers' reads and clears the entry epochs, so that a later team in the slot (whose members may
+ * not have been this one's) finds no previous publication to wait for. */
+#define SMALL_DEPTH NODESHM_COLL_SMALL_DEPTH
+#define SMALL_HEAD 16 /* bytes before the payload: the epoch, then padding (16: payload aligned
+                       * for any element type) */
+#define SMALL_MAX (NODESHM_COLL_SMALL_ENTRY - SMALL_HEAD)
+#define SMALL_DONE_LINE 27
+#define SMALL_KNOWN_LINE 28
+_Static_assert(SMALL_DONE_LINE > RELEASE_LINE && SMALL_KNOWN_LINE < NODESHM_TEAM_SCRATCH_LINES,
+               "scratch lines");
+_Static_assert(NODESHM_COLL_SMALL_ENTRY % 64 == 0, "entries are whole cache lines");
+
+static inline uint64_t *small_entry(const nodeshm_team_t *t, int node_member, uint64_t seq)
+{
+    return (uint64_t *)(void *)nodeshm_ctrl_of(t->node_local[node_member])
+        ->small[t->slot][seq % SMALL_DEPTH];
+}
+
+/* Waits until every node peer is done with the small collective of epoch `last` (0: none). */
+static void small_await_peers(const nodeshm_team_t *t, uint64_t last)
+{
+    uint64_t *known = line(t, t->node_my_pe, SMALL_KNOWN_LINE);
+    if (last <= *known) return;
+    uint64_t low = UINT64_MAX;
+    for (int k = 0; k < t->node_n_pes; k++) {
+        if (k == t->node_my_pe) continue;
+        const uint64_t *done = line(t, k, SMALL_DONE_LINE);
+        nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+        uint64_t d;
+        while ((d = __atomic_load_n(done, __ATOMIC_ACQUIRE)) < last) nodeshm_wait_step(&w);
+        low = d < low ? d : low;
+    }
+    *known = low;
+}
+
+/* My entry for this collective, free to be rewritten. */
+static char *small_claim(const nodeshm_team_t *t, turn_t x)
+{
+    uint64_t *entry = small_entry(t, t->node_my_pe, x.seq);
+    small_await_peers(t, __atomic_load_n(entry, __ATOMIC_RELAXED));
+    return (char *)entry + SMALL_HEAD;
+}
+
+static void small_publish(const nodeshm_team_t *t, turn_t x)
+{
+    __atomic_store_n(small_entry(t, t->node_my_pe, x.seq), x.e, __ATOMIC_RELEASE);
+}
+
+/* Waits for node member k's contribution to this collective; returns its payload. */
+static const char *small_await(const nodeshm_team_t *t, turn_t x, int k)
+{
+    const uint64_t *entry = small_entry(t, k, x.seq);
+    nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+    while (__atomic_load_n(entry, __ATOMIC_ACQUIRE) < x.e) nodeshm_wait_step(&w);
+    return (const char *)entry + SMALL_HEAD;
+}
+
+static void small_done(const nodeshm_team_t *t, turn_t x)
+{
+    __atomic_store_n(line(t, t->node_my_pe, SMALL_DONE_LINE), x.e, __ATOMIC_RELEASE);
+}
+
+/* One node, nbytes <= SMALL_MAX; node member k is team member k. */
+static void bcast_small(nodeshm_team_t *t, turn_t x, void *dest, const void *src, size_t nbytes,
+                        int root, int root_dest)
+{
+    if (t->my_pe == root) {
+        memcpy(small_claim(t, x), src, nbytes);
+        small_publish(t, x);
+        if (root_dest && dest != src) memcpy(dest, src, nbytes);
+        return;
+    }
+    memcpy(dest, small_await(t, x, root), nbytes);
+    small_done(t, x);
+}
+
+static void small_retire(nodeshm_team_t *t)
+{
+    uint64_t last = 0;
+    for (int i = 0; i < SMALL_DEPTH; i++) {
+        uint64_t e = __atomic_load_n(small_entry(t, t->node_my_pe, (uint64_t)i), __ATOMIC_RELAXED);
+        last = e > last ? e : last;
+    }
+    small_await_peers(t, last);
+    for (int i = 0; i < SMALL_DEPTH; i++)
+        __atomic_store_n(small_entry(t, t->node_my_pe, (uint64_t)i), 0, __ATOMIC_RELAXED);
+    *line(t, t->node_my_pe, SMALL_KNOWN_LINE) = 0;
+}
+
 /* ---- broadcast -------------------------------------------------------------------------------------- */
 static int bcast_bytes(const char *call, void *buf, size_t n, int root, MPI_Comm comm)
 {
@@ -330,13 +449,26 @@ static int bcast_bytes(const char *call, void *buf, size_t n, int root, MPI_Comm
     return NODESHM_OK;
 }
 
+/* A broadcast has one reader per peer of one source: when every PE has a core, the readers
+ * copying straight from the root's source beats the root's extra copy into staging from 2 KiB
+ * (nodeshm-bench-coll, 2 PEs on 2 cores, load ~14: 2-4 KiB MPICH 1.2-1.4x eager vs 2.0-2.5x
+ * rendezvous, Open MPI 2.5-3.6x vs 3.9-5.6x); when PEs outnumber cores the root's wait for every
+ * reader costs context switches, and eager stays better up to NODESHM_COLL_EAGER_MAX (Open MPI
+ * 4 PEs at 2 KiB: 5x eager vs ~1x rendezvous).  The root decides; readers follow ready[b]. */
+#define BCAST_EAGER_CORES ((size_t)1024)
+static size_t bcast_eager_max(void)
+{
+    return !nodeshm_wait_oversubscribed && copy_eager_max > BCAST_EAGER_CORES ? BCAST_EAGER_CORES
+                                                                               : copy_eager_max;
+}
+
 /* One node: the root publishes (staged copy, or its source); the others copy it and say done.
  * On a one-node team node member k is team member k. */
 static void bcast_node(nodeshm_team_t *t, turn_t x, void *dest, const void *src, size_t nbytes,
                        int root, int root_dest)
 {
     if (t->my_pe == root) {
-        int eager = nbytes <= copy_eager_max;
+        int eager = nbytes <= bcast_eager_max();
         if (eager) memcpy(stage_claim(t, x), src, nbytes);
         publish(t, x, nbytes, eager ? FROM_STAGE : FROM_SOURCE);
         if (root_dest && dest != src) memcpy(dest, src, nbytes);
@@ -366,7 +498,8 @@ int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, cons
         return NODESHM_OK;
     }
     if (t->n_nodes == 1) {
-        bcast_node(t, x, dest, src, nbytes, root, root_dest);
+        if (nbytes <= SMALL_MAX) bcast_small(t, x, dest, src, nbytes, root, root_dest);
+        else bcast_node(t, x, dest, src, nbytes, root, root_dest);
         return NODESHM_OK;
     }
     int root_node = t->node_of[root];
@@ -442,21 +575,30 @@ static void reduce_node(nodeshm_team_t *t, turn_t x, void *dest, const void *src
                         size_t elem, nodeshm_reduce_fn fn, int last)
 {
     size_t nbytes = count * elem;
-    memcpy(stage_claim(t, x), src, nbytes);
-    publish(t, x, nbytes, FROM_STAGE);
+    int small = nbytes <= SMALL_MAX;
+    const char *mine = small ? small_claim(t, x) : stage_claim(t, x);
+    memcpy((char *)mine, src, nbytes);
+    if (small) small_publish(t, x);
+    else publish(t, x, nbytes, FROM_STAGE);
     if (last < 0) {
         memset(dest, 0, nbytes);
     } else {
-        for (int k = 0; k <= last; k++)
-            if (k != t->node_my_pe) (void)await_ready(t, x, k);
+        /* every contribution from its staged copy, mine too (dest may be src) */
+#define CONTRIB(k) ((k) == t->node_my_pe ? mine : small ? small_await(t, x, k) : stage_of(t, k, x.b))
+        if (!small)
+            for (int k = 0; k <= last; k++)
+                if (k != t->node_my_pe) (void)await_ready(t, x, k);
         if (last == 0) {
-            memcpy(dest, stage_of(t, 0, x.b), nbytes);
+            memcpy(dest, CONTRIB(0), nbytes);
         } else {
-            fn(dest, stage_of(t, 0, x.b), stage_of(t, 1, x.b), count);
-            for (int k = 2; k <= last; k++) fn(dest, dest, stage_of(t, k, x.b), count);
+            const char *c0 = CONTRIB(0);
+            fn(dest, c0, CONTRIB(1), count);
+            for (int k = 2; k <= last; k++) fn(dest, dest, CONTRIB(k), count);
         }
+#undef CONTRIB
     }
-    mark_done(t, x);
+    if (small) small_done(t, x);
+    else mark_done(t, x);
 }
 
 /* Reduction and scan arguments: count * elem fits, both arrays symmetric, and either the same

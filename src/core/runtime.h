@@ -29,6 +29,10 @@ enum { NODESHM_SEG_HEAP = 0, NODESHM_SEG_DATA = 1, NODESHM_NSEGS = 2 };
 #define NODESHM_TEAM_SCRATCH_LINES 32  /* cache lines reserved for the team's collectives */
 #define NODESHM_COLL_STAGE_BYTES ((size_t)64 * 1024) /* largest eager contribution (core/coll.c) */
 #define NODESHM_COLL_STAGE_DEPTH 4 /* staging buffers per team slot: collectives use them by turns */
+/* small contributions' ring per team slot (core/coll.c): entries of a header line (epoch) whose
+ * payload starts in that line; deep, so that a root may run far ahead of descheduled readers */
+#define NODESHM_COLL_SMALL_DEPTH 64
+#define NODESHM_COLL_SMALL_ENTRY 576
 typedef struct nodeshm_team_slot {
     /* team_sync: round k's flag is written only by the member 2^k below me in team order;
      * it holds the epoch (number) of that member's latest sync, so it only grows */
@@ -47,6 +51,9 @@ typedef struct nodeshm_ctrl {
      * collective's number modulo the depth), written only by this PE, read by the team's node
      * peers */
     alignas(4096) unsigned char stage[NODESHM_TEAM_SLOTS][NODESHM_COLL_STAGE_DEPTH][NODESHM_COLL_STAGE_BYTES];
+    /* small contributions (core/coll.c): per team slot, a ring of entries written only by this
+     * PE, read by the team's node peers */
+    alignas(4096) unsigned char small[NODESHM_TEAM_SLOTS][NODESHM_COLL_SMALL_DEPTH][NODESHM_COLL_SMALL_ENTRY];
 } nodeshm_ctrl_t;
 /* reserved ahead of the user heap; the segment is sparse, so untouched pages cost nothing (a
  * team's staging pages are touched only up to the largest eager message it sent) */

@@ -378,6 +378,13 @@ int nodeshm_team_sync(const char *call, nodeshm_team_t *t)
     int n = t->n_pes;
     if (n == 1) return NODESHM_OK;
     uint64_t epoch = ++t->epoch;
+    if (t->n_nodes == 1) {
+        /* all members load/store each other's flags: the collectives' node sync, which when PEs
+         * outnumber cores counts arrivals and lets the last one release (every member waits
+         * once, for nobody in particular, instead of once per round for its partner) */
+        nodeshm_coll_node_sync(t, epoch);
+        return NODESHM_OK;
+    }
     nodeshm_team_slot_t *slot = nodeshm_team_slot(t);
     for (int k = 0; ((long)1 << k) < n; k++) {
         int partner = t->pes[(int)(((long)t->my_pe + ((long)1 << k)) % n)];
