@@ -1,8 +1,11 @@
-/* shmem_init_thread(SHMEM_THREAD_MULTIPLE): returns 0, provides a valid level, and
- * shmem_query_thread reports the same level.  When SHMEM_THREAD_MULTIPLE is provided, threads
+/* shmem_init_thread(SHMEM_THREAD_MULTIPLE): returns 0, provides the level MPI provides (but at
+ * most SERIALIZED under Open MPI 4.x when the job spans nodes: its osc/pt2pt refuses windows under
+ * MPI_THREAD_MULTIPLE), and shmem_query_thread reports the same level.  When SHMEM_THREAD_MULTIPLE is provided, threads
  * put to every PE at once, and the data arrives. */
+#include <mpi.h>
 #include <pthread.h>
 #include <shmem.h>
+#include <shmemx.h>
 #include <string.h>
 
 #include "common.h"
@@ -37,6 +40,19 @@ int main(void)
     CHECK(rc == 0, "shmem_init_thread returned %d", rc);
     CHECK(provided >= SHMEM_THREAD_SINGLE && provided <= SHMEM_THREAD_MULTIPLE,
           "shmem_init_thread provided %d, not a thread level", provided);
+    int mpi_level = -1, expected = SHMEM_THREAD_SINGLE;
+    MPI_Query_thread(&mpi_level);
+    if (mpi_level == MPI_THREAD_FUNNELED) expected = SHMEM_THREAD_FUNNELED;
+    if (mpi_level == MPI_THREAD_SERIALIZED) expected = SHMEM_THREAD_SERIALIZED;
+    if (mpi_level == MPI_THREAD_MULTIPLE) expected = SHMEM_THREAD_MULTIPLE;
+    CHECK(provided == expected, "shmem_init_thread provided %d, MPI runs at level %d", provided,
+          mpi_level);
+#if defined(OPEN_MPI) && OPEN_MPI && OMPI_MAJOR_VERSION < 5
+    if (shmemx_n_nodes() > 1)
+        CHECK(mpi_level <= MPI_THREAD_SERIALIZED,
+              "Open MPI 4.x, %d nodes: MPI runs at level %d, its windows need <= SERIALIZED",
+              shmemx_n_nodes(), mpi_level);
+#endif
     int queried = -1;
     shmem_query_thread(&queried);
     CHECK(queried == provided, "shmem_query_thread: %d, shmem_init_thread provided %d", queried, provided);

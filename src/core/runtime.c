@@ -109,6 +109,27 @@ static void print_banner(void)
     fflush(stdout);
 }
 
+/* Open MPI 4.x gives windows between nodes to osc/pt2pt, which refuses MPI_THREAD_MULTIPLE
+ * (MPI_Win_create then aborts the job); the alternatives are worse here: osc/rdma segfaults in
+ * vader's emulated compare-and-swap and osc/ucx hangs without target progress, so oshrun leaves
+ * both out. A job that will span nodes (or pseudo-nodes) therefore asks MPI for SERIALIZED at
+ * most. Open MPI's launcher tells every process the job's shape before MPI_Init. */
+#if defined(OPEN_MPI) && OPEN_MPI && defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+#define NODESHM_RMA_NO_THREAD_MULTIPLE 1
+#else
+#define NODESHM_RMA_NO_THREAD_MULTIPLE 0
+#endif
+
+static int will_span_nodes(void)
+{
+    const char *world = getenv("OMPI_COMM_WORLD_SIZE"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    const char *per_node = getenv("NODESHM_PES_PER_NODE");
+    long n_world = world ? atol(world) : 0, n_local = local ? atol(local) : 0;
+    long k = per_node ? atol(per_node) : 0;
+    if (n_world <= 0 || n_local <= 0) return 0; /* unknown: checked again once MPI is up */
+    return n_local < n_world || (k > 0 && k < n_local);
+}
+
 int nodeshm_runtime_init(const char *call, int requested_thread_level, int *provided)
 {
     nodeshm_runtime_t *rt = &nodeshm_rt;
@@ -130,7 +151,12 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
         nodeshm_dataseg_range(&data, &data_size);
         int prc = nodeshm_segment_prepare_fixed(data, data_size, "nodeshm-data");
         if (prc) return prc;
-        MPI_Init_thread(NULL, NULL, mpi_levels[requested_thread_level], &mpi_provided);
+        int ask = requested_thread_level;
+        if (NODESHM_RMA_NO_THREAD_MULTIPLE && ask == 3 /* MULTIPLE */ && will_span_nodes()) {
+            ask = 2; /* SERIALIZED: the index in mpi_levels */
+            rt->thread_capped = 1;
+        }
+        MPI_Init_thread(NULL, NULL, mpi_levels[ask], &mpi_provided);
         rt->owns_mpi = 1;
     } else {
         MPI_Query_thread(&mpi_provided);
@@ -146,6 +172,13 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
     rt->n_pes = rt->topo.n_pes;
     rt->spans_nodes = rt->topo.n_nodes > 1;
     rt->atomics_via_mpi = rt->spans_nodes;
+    if (rc == NODESHM_OK && NODESHM_RMA_NO_THREAD_MULTIPLE && rt->spans_nodes &&
+        mpi_provided == MPI_THREAD_MULTIPLE)
+        rc = nodeshm_report(NODESHM_ERR_MPI, call,
+                            "MPI runs at MPI_THREAD_MULTIPLE and the job spans %d nodes: Open MPI "
+                            "4.x cannot create RMA windows between nodes at that level (osc/pt2pt "
+                            "refuses it); initialize MPI with MPI_THREAD_SERIALIZED, or use Open "
+                            "MPI >= 5 or MPICH", rt->topo.n_nodes);
     rc = agree(rc);
     if (rc) return rc;
 
@@ -189,6 +222,9 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
                   rt->n_pes, rt->topo.n_nodes, rt->topo.node_n_pes, rt->heap_size,
                   rt->topo.cpus_online, nodeshm_spin_limit,
                   rt->atomics_via_mpi ? ", atomics through MPI (job spans nodes)" : "");
+    if (rt->thread_capped)
+        nodeshm_debug("thread level SERIALIZED, not MULTIPLE: Open MPI 4.x cannot create RMA windows "
+                      "between nodes under MPI_THREAD_MULTIPLE");
     return nodeshm_world_barrier(call);
 }
 
