@@ -22,7 +22,8 @@
  *     is one cache-line handoff, and the source is free as soon as it is staged.
  *   rendezvous (larger): ready[b] says "read my source"; readers copy straight out of it and
  *     publish done[b]; the owner waits for every peer's done before it returns.
- *   small (a broadcast root's or a reduction member's contribution <= SMALL_MAX, ~0.5 KiB):
+ *   small (a broadcast root's or a reduction member's contribution <= small_max(): ~0.5 KiB
+ *     when PEs outnumber cores, 256 B otherwise):
  *     not by turns but in a 64-entry ring per member and team slot (runtime.h: small), the
  *     epoch and payload sharing a cache line, with one done epoch per member (see "small
  *     contributions" below): a root may run 63 collectives ahead of descheduled readers.
@@ -354,6 +355,13 @@ void nodeshm_coll_node_sync(const nodeshm_team_t *t, uint64_t epoch) { node_sync
 #define SMALL_HEAD 16 /* bytes before the payload: the epoch, then padding (16: payload aligned
                        * for any element type) */
 #define SMALL_MAX (NODESHM_COLL_SMALL_ENTRY - SMALL_HEAD)
+/* The ring pays off by letting a member run ahead of descheduled readers.  When every PE has a
+ * core it is no faster than the staging turns up to 256 B, and slower above (nodeshm-bench-coll,
+ * MPICH 2 PEs, 3 runs: broadcast of 512 B 0.29-0.35 us against 0.17-0.21 us staged; sum_reduce
+ * of 512 B 1.8-1.9x against 2.0-2.1x of MPI_Allreduce), so then it stops at 256 B.  All PEs
+ * agree on nodeshm_wait_oversubscribed, hence on the path. */
+#define SMALL_MAX_CORES ((size_t)256)
+static inline size_t small_max(void) { return nodeshm_wait_oversubscribed ? SMALL_MAX : SMALL_MAX_CORES; }
 #define SMALL_DONE_LINE 27
 #define SMALL_KNOWN_LINE 28
 _Static_assert(SMALL_DONE_LINE > RELEASE_LINE && SMALL_KNOWN_LINE < NODESHM_TEAM_SCRATCH_LINES,
@@ -410,7 +418,7 @@ static void small_done(const nodeshm_team_t *t, turn_t x)
     __atomic_store_n(line(t, t->node_my_pe, SMALL_DONE_LINE), x.e, __ATOMIC_RELEASE);
 }
 
-/* One node, nbytes <= SMALL_MAX; node member k is team member k. */
+/* One node, nbytes <= small_max(); node member k is team member k. */
 static void bcast_small(nodeshm_team_t *t, turn_t x, void *dest, const void *src, size_t nbytes,
                         int root, int root_dest)
 {
@@ -498,7 +506,7 @@ int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, cons
         return NODESHM_OK;
     }
     if (t->n_nodes == 1) {
-        if (nbytes <= SMALL_MAX) bcast_small(t, x, dest, src, nbytes, root, root_dest);
+        if (nbytes <= small_max()) bcast_small(t, x, dest, src, nbytes, root, root_dest);
         else bcast_node(t, x, dest, src, nbytes, root, root_dest);
         return NODESHM_OK;
     }
@@ -575,7 +583,7 @@ static void reduce_node(nodeshm_team_t *t, turn_t x, void *dest, const void *src
                         size_t elem, nodeshm_reduce_fn fn, int last)
 {
     size_t nbytes = count * elem;
-    int small = nbytes <= SMALL_MAX;
+    int small = nbytes <= small_max();
     const char *mine = small ? small_claim(t, x) : stage_claim(t, x);
     memcpy((char *)mine, src, nbytes);
     if (small) small_publish(t, x);
