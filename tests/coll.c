@@ -192,6 +192,19 @@ static void test_data_large(const team_t *t)
     } while (0)
     LARGE_ONE(long, long);
     LARGE_ONE(double, double);
+    /* back-to-back broadcasts from 512 KiB (between nodes: pipelined in 128 KiB chunks, members
+     * copying each as it lands): a partial last chunk, whole chunks, roots moving */
+    static const size_t pipe_sizes[] = {((size_t)512 << 10) + 1, (size_t)640 << 10, ((size_t)1 << 20) - 3};
+    for (int r = 0; r < 3; r++) {
+        size_t n = pipe_sizes[r];
+        int tid = tid_counter++, root = (t->n - 1 + r * (t->n / 2 + 1)) % t->n;
+        fill_bytes(sbuf, n, me, tid, 0);
+        memset(dbuf, 0xa5, n + 1);
+        int rc = shmem_broadcastmem(t->team, dbuf, sbuf, n, root);
+        fill_bytes(ref, n, t->pes[root], tid, 0);
+        ref[n] = 0xa5;
+        CHECK(rc == 0 && !memcmp(dbuf, ref, n + 1), "%s: broadcastmem of %zu B from %d", t->name, n, root);
+    }
 }
 
 /* ---- reductions: checked element by element against a local fold ------------------------------- */
