@@ -359,6 +359,66 @@ static void test_alltoallv(MPI_Comm comm, const char *cname)
     free(sc);
 }
 
+/* After a vote that finds a block too big, the next calls go straight to the MPI library without
+ * voting (1, then 2, 4 ... after consecutive too-big votes), then vote again: values right
+ * throughout.  With --expect-accel, which calls run through the interposer (a vote counts, even
+ * one that ends in the MPI library): of three too-big calls the first votes, the second is
+ * skipped, the third votes (too big again: the next two skip); then small calls: two skipped,
+ * then every one runs through it again. */
+static void test_alltoallv_recheck(MPI_Comm comm, const char *cname)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (size < 2 || strcmp(cname, "world")) return;
+    enum { BIG = 20000, SMALL = 3, WARM = 17, BIGS = 3, AFTER = 6 };
+    int *sc = malloc(sizeof(int) * 4 * (size_t)size), *sd = sc + size, *rc = sc + 2 * size, *rd = sc + 3 * size;
+    long *v = malloc(sizeof(long) * (BIG + (size_t)SMALL * size)), *w = malloc(sizeof(long) * (BIG + (size_t)SMALL * size));
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    long accel[WARM + BIGS + AFTER + 1];
+    for (int it = 0; it < WARM + BIGS + AFTER; it++) {
+        int big = it >= WARM && it < WARM + BIGS;
+        long salt = (long)(rnd() % 100000);
+        PMPI_Bcast(&salt, 1, MPI_LONG, 0, comm);
+        int spos = 0, rpos = 0;
+        for (int j = 0; j < size; j++) {
+            sc[j] = big && j == next ? BIG : SMALL;
+            rc[j] = big && j == prev ? BIG : SMALL;
+            sd[j] = spos;
+            rd[j] = rpos;
+            spos += sc[j];
+            rpos += rc[j];
+        }
+        for (int j = 0; j < size; j++)
+            for (int i = 0; i < sc[j]; i++) v[sd[j] + i] = salt + rank * 1000003L + j * 100003L + i;
+        memset(w, 0x5a, sizeof(long) * (size_t)rpos);
+        accel[it] = accel_now();
+        MPI_Alltoallv(v, sc, sd, MPI_LONG, w, rc, rd, MPI_LONG, comm);
+        int bad = -1;
+        for (int j = 0; j < size && bad < 0; j++)
+            for (int i = 0; i < rc[j]; i++)
+                if (w[rd[j] + i] != salt + j * 1000003L + rank * 100003L + i) {
+                    bad = j;
+                    break;
+                }
+        CHECK(bad < 0, "%s: alltoallv recheck call %d (%s): block from rank %d wrong", cname, it,
+              big ? "too big" : "small", bad);
+    }
+    accel[WARM + BIGS + AFTER] = accel_now();
+    static const int through[BIGS + AFTER] = {1, 0, 1, 0, 0, 1, 1, 1, 1};
+    if (expect_accel)
+        for (int k = 0; k < BIGS + AFTER; k++) {
+            long ran = accel[WARM + k + 1] - accel[WARM + k];
+            CHECK(ran == through[k], "%s: alltoallv recheck call %d (%s) %s", cname, WARM + k,
+                  k < BIGS ? "too big" : "small",
+                  through[k] ? "did not run through the interposer"
+                             : "ran through the interposer (it should have skipped the vote)");
+        }
+    free(v);
+    free(w);
+    free(sc);
+}
+
 /* ---------------------------------------------------------------- back to back */
 
 /* All four ops and allreduce in a row, changing roots and sizes, no barrier between calls:
@@ -428,6 +488,7 @@ static void test_comm(MPI_Comm comm, const char *cname)
     test_alltoall(comm, cname);
     t[3] = MPI_Wtime();
     test_alltoallv(comm, cname);
+    test_alltoallv_recheck(comm, cname);
     t[4] = MPI_Wtime();
     test_mixed(comm, cname);
     t[5] = MPI_Wtime();

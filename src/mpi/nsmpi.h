@@ -58,6 +58,10 @@ typedef struct nsm_state {
     int ring_depth;
     size_t result_bytes, slot_bytes, stage_bytes;
     uint64_t seq;                  /* accelerated operations so far on this communicator */
+    /* alltoallv: calls still to hand straight to the MPI library since the last vote found a
+     * block too big, and how many the next too-big vote skips (alltoall.c; the same on every
+     * rank, as every rank saw the same votes) */
+    int a2av_skip, a2av_backoff;
     int spin_limit;
     struct nsm_state *next;        /* all live states, for MPI_Finalize */
 } nsm_state_t;
