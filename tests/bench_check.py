@@ -15,6 +15,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import sys
 
 FIELDS = "test,mechanism,bytes,param,pes,median_us,min_us,max_us,mbps".split(",")
@@ -122,6 +123,13 @@ def check_json(sub, path, expect=True):
     for k in ("cpus_usable", "cores", "numa_nodes", "sockets", "caches", "source"):
         check(k in topo, "%s: topology.%s missing" % (path, k))
     check(topo.get("cpus_usable", 0) >= 1, "%s: no CPUs in the topology" % path)
+    check(all(isinstance(v, int) and v > 0 for v in topo.get("caches", {}).values()),
+          "%s: cache sizes %s" % (path, topo.get("caches")))
+    if shutil.which("lstopo-no-graphics") or shutil.which("hwloc-ls"):
+        check(topo.get("source") == "hwloc" and topo.get("caches_source") == "hwloc"
+              and topo.get("caches"),
+              "%s: hwloc is installed, yet the topology is from %s, caches %s from %s"
+              % (path, topo.get("source"), topo.get("caches"), topo.get("caches_source")))
     runs = doc.get("runs", [])
     check(runs, "%s: no runs" % path)
     for run in runs:

@@ -57,8 +57,9 @@ int main(void)
     npes = shmem_n_pes();
     if (provided != SHMEM_THREAD_MULTIPLE) {
         if (me == 0)
-            printf("ctx_threads: SKIPPED: the MPI library does not provide MPI_THREAD_MULTIPLE "
-                   "(shmem_init_thread gave level %d)\n", provided);
+            printf("ctx_threads: SKIPPED: shmem_init_thread provided level %d, not "
+                   "SHMEM_THREAD_MULTIPLE (the MPI library lacks MPI_THREAD_MULTIPLE, or Open MPI "
+                   "4.x across nodes)\n", provided);
         shmem_finalize();
         return 0;
     }
