@@ -8,7 +8,7 @@
  *                                                  NSM_OP_MINS
  *   NODESHM_MPI_STAGE_MAX                          between nodes: leaders' staging bytes cap
  *   NODESHM_MPI_BANKS (2)                          buffer sets: calls a rank may run ahead
- *   NODESHM_MPI_RING (256), NODESHM_MPI_RING_BYTES (1k)  one node, small messages: how many
+ *   NODESHM_MPI_RING (256), NODESHM_MPI_RING_BYTES (4k)  one node, small messages: how many
  *                                                  calls a root may run ahead (at most 4 MiB of
  *                                                  ring per communicator), up to what size
  *   NODESHM_PES_PER_NODE, NODESHM_SPIN_COUNT       as for the OpenSHMEM side
