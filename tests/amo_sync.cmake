@@ -10,6 +10,25 @@ nodeshm_add_mpi_test(NAME lock_order NP 3 PES_PER_NODE 1)
 # MPI_Init by the program, shmem in between, MPI after shmem_finalize
 nodeshm_add_mpi_test(NAME hybrid SOURCES hybrid.c NP 1 2 4)
 nodeshm_add_mpi_test(NAME hybrid NP 4 PES_PER_NODE 2)
+# MPI started at MPI_THREAD_MULTIPLE: fine on one node; between nodes fine too, except under
+# Open MPI 4.x, whose osc/pt2pt refuses windows at that level: shmem_init says so and stops.
+nodeshm_add_mpi_test(NAME hybrid NP 2 ARGS --thread-multiple SUFFIX _thread_multiple)
+include(CheckCSourceCompiles)
+set(CMAKE_REQUIRED_LIBRARIES MPI::MPI_C)
+check_c_source_compiles("#include <mpi.h>
+#if !defined(OPEN_MPI) || !defined(OMPI_MAJOR_VERSION) || OMPI_MAJOR_VERSION >= 5
+#error not Open MPI 4
+#endif
+int main(void) { return 0; }" NODESHM_OPEN_MPI_4)
+unset(CMAKE_REQUIRED_LIBRARIES)
+if(NODESHM_OPEN_MPI_4)
+  nodeshm_add_script_test(NAME hybrid_thread_multiple_np4_ppn2 TIMEOUT 120
+    ENV NODESHM_PES_PER_NODE=2
+    COMMAND expect_failure.sh 4 "nodeshm: PE [0-9]+: shmem_init: MPI runs at MPI_THREAD_MULTIPLE and the job spans 2 nodes: Open MPI 4.x cannot create RMA windows"
+            $<TARGET_FILE:nodeshm_t_hybrid> --thread-multiple)
+else()
+  nodeshm_add_mpi_test(NAME hybrid NP 4 PES_PER_NODE 2 ARGS --thread-multiple SUFFIX _thread_multiple)
+endif()
 
 # Error paths: a clear message naming the call and the bad value, a nonzero exit within
 # seconds, no process and nothing in /dev/shm left behind (tests/expect_failure.sh).

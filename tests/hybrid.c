@@ -6,7 +6,8 @@
  * Checks: MPI rank == shmem_my_pe and sizes agree; a wildcard MPI_Irecv posted before the shmem
  * traffic matches only the program's own message; shmem data verified with MPI reductions and
  * MPI data used as shmem operands; after shmem_finalize, MPI still works (Allreduce, Sendrecv,
- * a communicator split) and shmem_finalize did not finalize MPI. */
+ * a communicator split) and shmem_finalize did not finalize MPI.  --thread-multiple: MPI starts
+ * at MPI_THREAD_MULTIPLE. */
 #include "common.h"
 
 #include <mpi.h>
@@ -91,8 +92,12 @@ static void round_trip(long *block, long *counter, uint64_t *fetched, const char
 
 int main(int argc, char **argv)
 {
-    int provided = -1, flag = 0;
-    MPI_Init(&argc, &argv);
+    int provided = -1, flag = 0, multiple = 0;
+    for (int i = 1; i < argc; i++) multiple |= !strcmp(argv[i], "--thread-multiple");
+    /* --thread-multiple: MPI up at MPI_THREAD_MULTIPLE before shmem_init (Open MPI 4.x cannot
+     * give windows between nodes at that level: shmem_init must say so and stop, amo_sync.cmake) */
+    if (multiple) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
