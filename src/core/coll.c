@@ -618,6 +618,15 @@ static int allreduce_inplace(const char *call, void *buf, size_t count, size_t e
  * the array (both measured with nodeshm-bench-coll). */
 #define REDUCE_EAGER_MAX EAGER_MAX
 
+/* Node member k's staged contribution to this reduction (waited for in the small ring; staged
+ * ones were awaited before); `mine` is my own. */
+static inline const char *contribution(const nodeshm_team_t *t, turn_t x, int k, int small,
+                                       const char *mine)
+{
+    if (k == t->node_my_pe) return mine;
+    return small ? small_await(t, x, k) : stage_of(t, k, x.b);
+}
+
 /* One node, eager: every member stages its source, then reduces node members 0..last's
  * contributions itself, always in member order (the same rounding on every PE); last < 0: dest
  * = zeros (exclusive scan on the first PE).  No second phase: dest is written only by its owner
@@ -635,18 +644,16 @@ static void reduce_node(nodeshm_team_t *t, turn_t x, void *dest, const void *src
         memset(dest, 0, nbytes);
     } else {
         /* every contribution from its staged copy, mine too (dest may be src) */
-#define CONTRIB(k) ((k) == t->node_my_pe ? mine : small ? small_await(t, x, k) : stage_of(t, k, x.b))
         if (!small)
             for (int k = 0; k <= last; k++)
                 if (k != t->node_my_pe) (void)await_ready(t, x, k);
         if (last == 0) {
-            memcpy(dest, CONTRIB(0), nbytes);
+            memcpy(dest, contribution(t, x, 0, small, mine), nbytes);
         } else {
-            const char *c0 = CONTRIB(0);
-            fn(dest, c0, CONTRIB(1), count);
-            for (int k = 2; k <= last; k++) fn(dest, dest, CONTRIB(k), count);
+            const char *c0 = contribution(t, x, 0, small, mine);
+            fn(dest, c0, contribution(t, x, 1, small, mine), count);
+            for (int k = 2; k <= last; k++) fn(dest, dest, contribution(t, x, k, small, mine), count);
         }
-#undef CONTRIB
     }
     if (small) small_done(t, x);
     else mark_done(t, x);

@@ -144,19 +144,17 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
         return nodeshm_report(NODESHM_ERR_ARG, call, "MPI is already finalized: cannot start again");
     static const int mpi_levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED,
                                      MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE};
-    int mpi_provided;
+    int mpi_provided, capped = 0; /* MULTIPLE asked for, SERIALIZED asked of MPI */
     if (!mpi_up) {
         void *data;
         size_t data_size;
         nodeshm_dataseg_range(&data, &data_size);
         int prc = nodeshm_segment_prepare_fixed(data, data_size, "nodeshm-data");
         if (prc) return prc;
-        int ask = requested_thread_level;
-        if (NODESHM_RMA_NO_THREAD_MULTIPLE && ask == 3 /* MULTIPLE */ && will_span_nodes()) {
-            ask = 2; /* SERIALIZED: the index in mpi_levels */
-            rt->thread_capped = 1;
-        }
-        MPI_Init_thread(NULL, NULL, mpi_levels[ask], &mpi_provided);
+        capped = NODESHM_RMA_NO_THREAD_MULTIPLE &&
+                 mpi_levels[requested_thread_level] == MPI_THREAD_MULTIPLE && will_span_nodes();
+        MPI_Init_thread(NULL, NULL, capped ? MPI_THREAD_SERIALIZED : mpi_levels[requested_thread_level],
+                        &mpi_provided);
         rt->owns_mpi = 1;
     } else {
         MPI_Query_thread(&mpi_provided);
@@ -222,7 +220,7 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
                   rt->n_pes, rt->topo.n_nodes, rt->topo.node_n_pes, rt->heap_size,
                   rt->topo.cpus_online, nodeshm_spin_limit,
                   rt->atomics_via_mpi ? ", atomics through MPI (job spans nodes)" : "");
-    if (rt->thread_capped)
+    if (capped)
         nodeshm_debug("thread level SERIALIZED, not MULTIPLE: Open MPI 4.x cannot create RMA windows "
                       "between nodes under MPI_THREAD_MULTIPLE");
     return nodeshm_world_barrier(call);

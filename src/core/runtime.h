@@ -67,7 +67,6 @@ typedef struct nodeshm_runtime {
     int initialized, finalized;
     int owns_mpi;          /* we called MPI_Init, so we call MPI_Finalize */
     int thread_level;
-    int thread_capped; /* MULTIPLE was asked for and lowered (Open MPI 4.x between nodes) */
     int my_pe, n_pes;      /* copies of topo's, for the hot paths */
     int spans_nodes;       /* more than one (pseudo-)node: the MPI path is live */
     int atomics_via_mpi;   /* AMOs must all take one path to stay atomic with each other */
