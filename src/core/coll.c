@@ -627,33 +627,36 @@ static inline const char *contribution(const nodeshm_team_t *t, turn_t x, int k,
     return small ? small_await(t, x, k) : stage_of(t, k, x.b);
 }
 
-/* One node, eager: every member stages its source, then reduces node members 0..last's
- * contributions itself, always in member order (the same rounding on every PE); last < 0: dest
- * = zeros (exclusive scan on the first PE).  No second phase: dest is written only by its owner
- * and sources are free once staged. */
+/* One node, eager: every member stages its source, then reduces node members first..last's
+ * contributions itself, always in member order (the same rounding on every PE); last < first:
+ * dest = zeros (exclusive scan on the first PE).  total, if not NULL, gets all the node's
+ * contributions reduced (a leader's share of a scan between nodes).  No second phase: dest is
+ * written only by its owner and sources are free once staged. */
 static void reduce_node(nodeshm_team_t *t, turn_t x, void *dest, const void *src, size_t count,
-                        size_t elem, nodeshm_reduce_fn fn, int last)
+                        size_t elem, nodeshm_reduce_fn fn, int first, int last, void *total)
 {
     size_t nbytes = count * elem;
-    int small = nbytes <= small_max();
+    int n = t->node_n_pes, small = nbytes <= small_max();
     const char *mine = small ? small_claim(t, x) : stage_claim(t, x);
     memcpy((char *)mine, src, nbytes);
     if (small) small_publish(t, x);
     else publish(t, x, nbytes, FROM_STAGE);
-    if (last < 0) {
+    /* every contribution from its staged copy, mine too (dest may be src) */
+    if (!small)
+        for (int k = total ? 0 : first; k <= (total ? n - 1 : last); k++)
+            if (k != t->node_my_pe) (void)await_ready(t, x, k);
+    if (last < first) {
         memset(dest, 0, nbytes);
+    } else if (last == first) {
+        memcpy(dest, contribution(t, x, first, small, mine), nbytes);
     } else {
-        /* every contribution from its staged copy, mine too (dest may be src) */
-        if (!small)
-            for (int k = 0; k <= last; k++)
-                if (k != t->node_my_pe) (void)await_ready(t, x, k);
-        if (last == 0) {
-            memcpy(dest, contribution(t, x, 0, small, mine), nbytes);
-        } else {
-            const char *c0 = contribution(t, x, 0, small, mine);
-            fn(dest, c0, contribution(t, x, 1, small, mine), count);
-            for (int k = 2; k <= last; k++) fn(dest, dest, contribution(t, x, k, small, mine), count);
-        }
+        fn(dest, contribution(t, x, first, small, mine), contribution(t, x, first + 1, small, mine),
+           count);
+        for (int k = first + 2; k <= last; k++) fn(dest, dest, contribution(t, x, k, small, mine), count);
+    }
+    if (total) {
+        memcpy(total, contribution(t, x, 0, small, mine), nbytes);
+        for (int k = 1; k < n; k++) fn(total, total, contribution(t, x, k, small, mine), count);
     }
     if (small) small_done(t, x);
     else mark_done(t, x);
@@ -690,7 +693,7 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
     turn_t x = turn_begin(t, e);
     if (count == 0) return NODESHM_OK;
     if (t->n_nodes == 1 && t->n_pes > 1 && nbytes <= REDUCE_EAGER_MAX) {
-        reduce_node(t, x, dest, src, count, elem, fn, t->node_n_pes - 1);
+        reduce_node(t, x, dest, src, count, elem, fn, 0, t->node_n_pes - 1, NULL);
         return NODESHM_OK;
     }
     int n = t->node_n_pes, me = t->node_my_pe;
@@ -753,6 +756,95 @@ static int scan_mpi(const char *call, nodeshm_team_t *t, void *dest, const void 
     return NODESHM_OK;
 }
 
+/* Whether each node's members are contiguous in team order (node numbers never decrease, as
+ * they are given in order of first appearance): then a node's members form one run of the scan. */
+static int nodes_in_blocks(const nodeshm_team_t *t)
+{
+    for (int i = 1; i < t->n_pes; i++)
+        if (t->node_of[i] < t->node_of[i - 1]) return 0;
+    return 1;
+}
+
+/* A leader's buffers for scans between nodes: node total and prefix, grown as needed, kept. */
+static char *scan_buf;
+static size_t scan_buf_bytes;
+
+static char *scan_buffer(const char *call, size_t bytes)
+{
+    if (bytes > scan_buf_bytes) {
+        char *p = realloc(scan_buf, bytes);
+        if (!p) {
+            (void)nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory for a %zu-byte scan", bytes);
+            return NULL;
+        }
+        scan_buf = p;
+        scan_buf_bytes = bytes;
+    }
+    return scan_buf;
+}
+
+/* Several nodes, each a contiguous run of the team: every node scans its own members through
+ * staging (member j >= 1 gets contributions 1..j, or 0..j-1 when exclusive) while its leader
+ * also reduces the node's total; the leaders' MPI_Exscan of the totals gives each node the
+ * prefix of the nodes before it, the leader combines it with its own contribution, and the
+ * members combine the leader's result with their partials.  Only leaders send messages; a
+ * leader alone on its node sends its source as the total and stages nothing. */
+static int scan_nodes(const char *call, nodeshm_team_t *t, MPI_Comm leaders, void *dest,
+                      const void *src, size_t count, size_t elem, nodeshm_reduce_fn fn,
+                      MPI_Datatype dtype, MPI_Op op, int exclusive)
+{
+    int n = t->node_n_pes, me = t->node_my_pe, leader = me == 0, first_node = t->my_node == 0;
+    size_t nbytes = count * elem;
+    char *buf = NULL, *total = NULL, *prefix = NULL;
+    int rc = NODESHM_OK;
+    if (leader) {
+        /* [total][prefix]: alone, the total is the source itself */
+        buf = scan_buffer(call, n > 1 ? 2 * nbytes : nbytes);
+        if (!buf) rc = NODESHM_ERR_NOMEM; /* still take part in the node's rounds; fatal */
+        else if (n > 1) total = buf, prefix = buf + nbytes;
+        else prefix = buf;
+    }
+    /* the same rounds on every node: team epochs must agree across nodes (team_sync) */
+    size_t per = EAGER_MAX / elem;
+    for (size_t off = 0; off < count; off += per) {
+        size_t len = count - off < per ? count - off : per;
+        int first = leader || exclusive ? 0 : 1, last = exclusive ? me - 1 : me;
+        turn_t x = turn_begin(t, coll_begin(t));
+        if (n > 1)
+            reduce_node(t, x, (char *)dest + off * elem, (const char *)src + off * elem, len, elem,
+                        fn, first, last, total ? total + off * elem : NULL);
+    }
+    const char *contrib = n > 1 ? total : (const char *)src;
+    uint64_t e = coll_begin(t);
+    (void)turn_begin(t, e);
+    if (leader && !rc) {
+        rc = mpi_op(call, &op);
+        user_fn = fn;
+        const size_t chunk = (size_t)1 << 28;
+        for (size_t off = 0; !rc && off < count; off += chunk) {
+            int len = (int)(count - off < chunk ? count - off : chunk);
+            if (MPI_Exscan(contrib + off * elem, prefix + off * elem, len, dtype, op, leaders) !=
+                MPI_SUCCESS)
+                rc = mpi_failed(call, "MPI_Exscan between node leaders");
+        }
+        /* the first node's prefix is empty */
+        if (!rc && exclusive) {
+            if (first_node) memset(dest, 0, nbytes);
+            else memcpy(dest, prefix, nbytes);
+        } else if (!rc) {
+            const void *own = n > 1 ? dest : src; /* staged rounds left my contribution in dest */
+            if (first_node) { if (own != dest) memcpy(dest, own, nbytes); }
+            else fn(dest, prefix, own, count);
+        }
+    }
+    if (n > 1) {
+        node_sync(t, e + 1);
+        if (!leader) fn(dest, at_member(t, dest, 0), dest, count);
+        node_sync(t, e + 2);
+    }
+    return rc;
+}
+
 int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const void *src,
                       size_t count, size_t elem, nodeshm_reduce_fn fn, MPI_Datatype dtype,
                       MPI_Op op, int exclusive)
@@ -761,6 +853,11 @@ int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const voi
     int rc = check_reduce_args(call, "nelems", dest, src, count, elem);
     if (rc) return rc;
     if (t->n_nodes > 1) {
+        MPI_Comm leaders = MPI_COMM_NULL;
+        if (count && nodes_in_blocks(t)) {
+            if ((rc = leaders_comm(call, t, &leaders))) return rc;
+            return scan_nodes(call, t, leaders, dest, src, count, elem, fn, dtype, op, exclusive);
+        }
         (void)turn_begin(t, coll_begin(t));
         return count ? scan_mpi(call, t, dest, src, count, elem, fn, dtype, op, exclusive) : NODESHM_OK;
     }
@@ -777,7 +874,7 @@ int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const voi
     for (size_t off = 0; off < count; off += per) {
         size_t len = count - off < per ? count - off : per;
         reduce_node(t, turn_begin(t, coll_begin(t)), (char *)dest + off * elem,
-                    (const char *)src + off * elem, len, elem, fn, exclusive ? me - 1 : me);
+                    (const char *)src + off * elem, len, elem, fn, 0, exclusive ? me - 1 : me, NULL);
     }
     return NODESHM_OK;
 }
