@@ -220,6 +220,7 @@ enum { FROM_STAGE = 1, FROM_SOURCE = 2 }; /* where a publication's data is */
 #define EAGER_MAX NODESHM_COLL_STAGE_BYTES
 #define COPY_EAGER_DEFAULT ((size_t)4096)
 static size_t copy_eager_max = COPY_EAGER_DEFAULT;
+static int copy_eager_set; /* NODESHM_COLL_EAGER_MAX given: it holds for every collective */
 
 int nodeshm_coll_configure(void)
 {
@@ -231,6 +232,7 @@ int nodeshm_coll_configure(void)
                               "invalid NODESHM_COLL_EAGER_MAX=%zu (at most %zu)", v,
                               (size_t)NODESHM_COLL_STAGE_BYTES);
     copy_eager_max = v;
+    copy_eager_set = getenv("NODESHM_COLL_EAGER_MAX") != NULL;
     return NODESHM_OK;
 }
 
@@ -1028,6 +1030,18 @@ static void copy_block(char *d, size_t dst, const char *s, size_t sst, size_t ne
     }
 }
 
+/* An alltoall's owner waits for every reader of its source, and when PEs outnumber cores that
+ * wait costs context switches: then up to 16 KiB of blocks are staged (nodeshm-bench-coll, Open
+ * MPI 5, 4 PEs on 2 cores, ratio to MPI_Alltoall with the switch at 4 / 16 / 64 KiB, 2 runs:
+ * 2 KiB blocks 1.30-1.33x / 1.96-2.21x / 1.71-1.73x; 4 KiB 3.1x / 4.0-4.7x / 2.7x; 16 KiB
+ * 3.4x / 2.8-3.9x / 1.4x), unless NODESHM_COLL_EAGER_MAX says otherwise. */
+#define ALLTOALL_EAGER_OVERSUBSCRIBED ((size_t)16384)
+static size_t alltoall_eager_max(void)
+{
+    return nodeshm_wait_oversubscribed && !copy_eager_set ? ALLTOALL_EAGER_OVERSUBSCRIBED
+                                                          : copy_eager_max;
+}
+
 /* One node: every member publishes its blocks (packed into staging, or its source when large)
  * and pulls the block meant for it from each member, starting with the next one (so that not
  * everybody reads member 0 first). */
@@ -1036,7 +1050,7 @@ static void alltoall_node(nodeshm_team_t *t, turn_t x, void *dest, const void *s
 {
     int n = t->node_n_pes, me = t->node_my_pe;
     size_t block = nelems * elem, sblk = nelems * sst * elem, dblk = nelems * dst * elem;
-    int eager = (size_t)n * block <= copy_eager_max;
+    int eager = (size_t)n * block <= alltoall_eager_max();
     if (eager) {
         char *st = stage_claim(t, x);
         for (int j = 0; j < n; j++)
