@@ -221,6 +221,8 @@ enum { FROM_STAGE = 1, FROM_SOURCE = 2 }; /* where a publication's data is */
 #define COPY_EAGER_DEFAULT ((size_t)4096)
 static size_t copy_eager_max = COPY_EAGER_DEFAULT;
 static int copy_eager_set; /* NODESHM_COLL_EAGER_MAX given: it holds for every collective */
+/* Broadcast and alltoall when PEs outnumber cores (below) */
+#define EAGER_OVERSUBSCRIBED ((size_t)16384)
 
 int nodeshm_coll_configure(void)
 {
@@ -463,13 +465,16 @@ static int bcast_bytes(const char *call, void *buf, size_t n, int root, MPI_Comm
  * copying straight from the root's source beats the root's extra copy into staging from 2 KiB
  * (nodeshm-bench-coll, 2 PEs on 2 cores, load ~14: 2-4 KiB MPICH 1.2-1.4x eager vs 2.0-2.5x
  * rendezvous, Open MPI 2.5-3.6x vs 3.9-5.6x); when PEs outnumber cores the root's wait for every
- * reader costs context switches, and eager stays better up to NODESHM_COLL_EAGER_MAX (Open MPI
- * 4 PEs at 2 KiB: 5x eager vs ~1x rendezvous).  The root decides; readers follow ready[b]. */
+ * reader costs context switches, and eager stays better up to 16 KiB (4 PEs on 2 cores, ratio to
+ * MPI_Bcast with the switch at 4 / 16 / 64 KiB, 2 runs: MPICH 8 KiB 1.8x / 6.8-7.7x / 2.6-4.9x,
+ * 16 KiB 2.1-2.3x / 4.4-5.4x / 1.9-4.2x; Open MPI 8 KiB 2.1-2.2x / 6.0x / 4.7-6.1x, 16 KiB 2.2x /
+ * 4.8-4.9x / 3.9-4.0x).  NODESHM_COLL_EAGER_MAX, when given, holds.  The root decides; readers
+ * follow ready[b]. */
 #define BCAST_EAGER_CORES ((size_t)1024)
 static size_t bcast_eager_max(void)
 {
-    return !nodeshm_wait_oversubscribed && copy_eager_max > BCAST_EAGER_CORES ? BCAST_EAGER_CORES
-                                                                               : copy_eager_max;
+    if (copy_eager_set) return copy_eager_max;
+    return nodeshm_wait_oversubscribed ? EAGER_OVERSUBSCRIBED : BCAST_EAGER_CORES;
 }
 
 /* One node: the root publishes (staged copy, or its source); the others copy it and say done.
@@ -1035,11 +1040,9 @@ static void copy_block(char *d, size_t dst, const char *s, size_t sst, size_t ne
  * MPI 5, 4 PEs on 2 cores, ratio to MPI_Alltoall with the switch at 4 / 16 / 64 KiB, 2 runs:
  * 2 KiB blocks 1.30-1.33x / 1.96-2.21x / 1.71-1.73x; 4 KiB 3.1x / 4.0-4.7x / 2.7x; 16 KiB
  * 3.4x / 2.8-3.9x / 1.4x), unless NODESHM_COLL_EAGER_MAX says otherwise. */
-#define ALLTOALL_EAGER_OVERSUBSCRIBED ((size_t)16384)
 static size_t alltoall_eager_max(void)
 {
-    return nodeshm_wait_oversubscribed && !copy_eager_set ? ALLTOALL_EAGER_OVERSUBSCRIBED
-                                                          : copy_eager_max;
+    return nodeshm_wait_oversubscribed && !copy_eager_set ? EAGER_OVERSUBSCRIBED : copy_eager_max;
 }
 
 /* One node: every member publishes its blocks (packed into staging, or its source when large)
