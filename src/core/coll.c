@@ -72,10 +72,14 @@
  *            node sync, peers copy the other nodes' pieces from their leader's dest.
  * alltoall(s) each PE pushes its blocks for node peers straight into their dest; blocks for
  *            other nodes go by one MPI_Alltoallv over the team (zero counts within the node;
- *            strided blocks packed), the simplest correct cross-node exchange. */
+ *            strided blocks packed), the simplest correct cross-node exchange.
+ * scans      nodes contiguous in team order: each node scans its members through staging, its
+ *            leader adds the node total to the leaders' MPI_Exscan, members combine the leader's
+ *            result with their partials; else MPI_Scan / MPI_Exscan over the team. */
 #include "core/coll.h"
 #include "core/env.h"
 #include "core/status.h"
+#include "core/tuning.h"
 #include "core/wait.h"
 
 #include <limits.h>
@@ -220,7 +224,8 @@ enum { FROM_STAGE = 1, FROM_SOURCE = 2 }; /* where a publication's data is */
 #define EAGER_MAX NODESHM_COLL_STAGE_BYTES
 #define COPY_EAGER_DEFAULT ((size_t)4096)
 static size_t copy_eager_max = COPY_EAGER_DEFAULT;
-static int copy_eager_set; /* NODESHM_COLL_EAGER_MAX given: it holds for every collective */
+static int copy_eager_set; /* NODESHM_COLL_EAGER_MAX given (environment or tuning file): it
+                           * holds for every collective */
 /* Broadcast and alltoall when PEs outnumber cores (below) */
 #define EAGER_OVERSUBSCRIBED ((size_t)16384)
 
@@ -234,7 +239,7 @@ int nodeshm_coll_configure(void)
                               "invalid NODESHM_COLL_EAGER_MAX=%zu (at most %zu)", v,
                               (size_t)NODESHM_COLL_STAGE_BYTES);
     copy_eager_max = v;
-    copy_eager_set = getenv("NODESHM_COLL_EAGER_MAX") != NULL;
+    copy_eager_set = nodeshm_getenv("NODESHM_COLL_EAGER_MAX") != NULL; /* or the tuning file */
     return NODESHM_OK;
 }
 
