@@ -777,24 +777,6 @@ static int nodes_in_blocks(const nodeshm_team_t *t)
     return 1;
 }
 
-/* A leader's buffers for scans between nodes: node total and prefix, grown as needed, kept. */
-static char *scan_buf;
-static size_t scan_buf_bytes;
-
-static char *scan_buffer(const char *call, size_t bytes)
-{
-    if (bytes > scan_buf_bytes) {
-        char *p = realloc(scan_buf, bytes);
-        if (!p) {
-            (void)nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory for a %zu-byte scan", bytes);
-            return NULL;
-        }
-        scan_buf = p;
-        scan_buf_bytes = bytes;
-    }
-    return scan_buf;
-}
-
 /* Several nodes, each a contiguous run of the team: every node scans its own members through
  * staging (member j >= 1 gets contributions 1..j, or 0..j-1 when exclusive) while its leader
  * also reduces the node's total; the leaders' MPI_Exscan of the totals gives each node the
@@ -810,9 +792,11 @@ static int scan_nodes(const char *call, nodeshm_team_t *t, MPI_Comm leaders, voi
     char *buf = NULL, *total = NULL, *prefix = NULL;
     int rc = NODESHM_OK;
     if (leader) {
-        /* [total][prefix]: alone, the total is the source itself */
-        buf = scan_buffer(call, n > 1 ? 2 * nbytes : nbytes);
-        if (!buf) rc = NODESHM_ERR_NOMEM; /* still take part in the node's rounds; fatal */
+        /* [total][prefix]: alone, the total is the source itself.  Per call, not kept: threads
+         * may scan on different teams at once */
+        buf = malloc(n > 1 ? 2 * nbytes : nbytes);
+        if (!buf) /* still take part in the node's rounds; the error ends the job */
+            rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory for a %zu-byte scan", nbytes);
         else if (n > 1) total = buf, prefix = buf + nbytes;
         else prefix = buf;
     }
@@ -854,6 +838,7 @@ static int scan_nodes(const char *call, nodeshm_team_t *t, MPI_Comm leaders, voi
         if (!leader) fn(dest, at_member(t, dest, 0), dest, count);
         node_sync(t, e + 2);
     }
+    free(buf);
     return rc;
 }
 
