@@ -2,7 +2,7 @@
  * between nodes the leaders PMPI_Bcast the packed bytes. */
 #include "mpi/nsmpi.h"
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+__attribute__((noinline)) static int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
     /* switched off, or a size outside the window: straight to the MPI library, no lookups */
     long long bytes = nsm_op_max(NSM_OP_BCAST) ? nsm_bytes(count, type) : -1; /* alike on all ranks */
@@ -33,4 +33,16 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
     if (s->rank != root) nsm_unpack(buf, count, type, s->result, (size_t)bytes, comm);
     nsm_store(&NSM_MY(s)->done, seq);
     return MPI_SUCCESS;
+}
+
+/* The entry, frame-less (only tail calls): for the commonest types the size window is a few
+ * compares, so a call left to the MPI library costs little more than a jump (the body's frame
+ * and PMPI_Type_size cost 5-9% of a 0.12-0.3 us tiny collective under Open MPI); any other type
+ * goes to the body, which checks everything itself. */
+int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    int known = nsm_known_size(type);
+    if (!known || count < 0) return accelerated_Bcast(buf, count, type, root, comm);
+    if (nsm_outside(NSM_OP_BCAST, (long long)count * known)) return PMPI_Bcast(buf, count, type, root, comm);
+    return accelerated_Bcast(buf, count, type, root, comm);
 }

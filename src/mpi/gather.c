@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+__attribute__((noinline)) static int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     /* block bytes, before any lookup (a fallback must cost nothing): the signatures agree, and
@@ -90,4 +90,16 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     }
     nsm_store(&NSM_MY(s)->done, seq);
     return MPI_SUCCESS;
+}
+
+/* The entry, frame-less (see MPI_Bcast): block bytes from the signature this rank passes (they
+ * agree; only the root may pass MPI_IN_PLACE). */
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int in_place = sendbuf == MPI_IN_PLACE, count = in_place ? recvcount : sendcount;
+    int known = nsm_known_size(in_place ? recvtype : sendtype);
+    if (known && count >= 0 && nsm_outside(NSM_OP_GATHER, (long long)count * known))
+        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return accelerated_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }

@@ -349,7 +349,7 @@ nsm_state_t *nsm_get_state(MPI_Comm comm)
 
 /* ---------------------------------------------------------------- data movement helpers */
 
-long long nsm_bytes(int count, MPI_Datatype type)
+long long nsm_type_bytes(int count, MPI_Datatype type)
 {
     int tsize;
     if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &tsize) != MPI_SUCCESS) return -1;

@@ -128,8 +128,34 @@ static inline uint64_t nsm_begin_reader_sized(nsm_state_t *s, size_t need)
 static inline uint64_t nsm_begin_reader(nsm_state_t *s) { return nsm_begin_reader_sized(s, NSM_NEED_ANY); }
 
 /* ---- datatypes */
-/* Bytes of `count` elements of `type` in packed form; -1 if unusable (negative, overflow). */
-long long nsm_bytes(int count, MPI_Datatype type);
+/* Bytes of `count` elements of `type` in packed form; -1 if unusable (negative, overflow).
+ * Every op computes it before deciding to fall back, so the commonest predefined types are
+ * known by handle: PMPI_Type_size costs 5-7 ns, a third of what an interposed call that falls
+ * back adds to a 0.15-0.3 us tiny collective. */
+static inline int nsm_known_size(MPI_Datatype type) /* 0: ask the library */
+{
+    if (type == MPI_DOUBLE) return (int)sizeof(double);
+    if (type == MPI_INT) return (int)sizeof(int);
+    if (type == MPI_BYTE || type == MPI_CHAR) return 1;
+    if (type == MPI_FLOAT) return (int)sizeof(float);
+    if (type == MPI_LONG) return (int)sizeof(long);
+    return 0;
+}
+long long nsm_type_bytes(int count, MPI_Datatype type);
+static inline long long nsm_bytes(int count, MPI_Datatype type)
+{
+    int known = nsm_known_size(type);
+    return count >= 0 && known ? (long long)count * known : nsm_type_bytes(count, type);
+}
+/* PMPI_Type_get_extent, without the call for those types (lower bound 0, extent = size) */
+static inline int nsm_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
+{
+    int known = nsm_known_size(type);
+    if (!known) return PMPI_Type_get_extent(type, lb, extent);
+    *lb = 0;
+    *extent = known;
+    return MPI_SUCCESS;
+}
 int nsm_is_named(MPI_Datatype type);  /* predefined (MPI_COMBINER_NAMED) */
 int nsm_is_dense(MPI_Datatype type);  /* predefined and contiguous: memcpy gives the packed form */
 /* Packed form of (src, count, type) into dst (bytes), and back. */

@@ -20,14 +20,14 @@
 /* Up to here one rank reduces the whole node after one flag round (as in allreduce.c). */
 #define NSM_REDUCE_ONE_PHASE 4096
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+__attribute__((noinline)) static int accelerated_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                MPI_Comm comm)
 {
     MPI_Aint lb = 0, extent = 0;
     /* the datatype, op, count and root agree on all ranks: all take this path or none; the size
      * window first, so a fallback costs no state lookup */
     int ok = nsm_op_max(NSM_OP_REDUCE) && count >= 0 && type != MPI_DATATYPE_NULL &&
-             PMPI_Type_get_extent(type, &lb, &extent) == MPI_SUCCESS && lb == 0 && extent > 0 &&
+             nsm_extent(type, &lb, &extent) == MPI_SUCCESS && lb == 0 && extent > 0 &&
              (size_t)count * (size_t)extent <= nsm_cfg.max[NSM_OP_REDUCE] &&
              ((size_t)count * (size_t)extent >= nsm_op_min(NSM_OP_REDUCE) || count == 0) &&
              nsm_op_ok(op) && nsm_is_named(type);
@@ -80,4 +80,14 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
     }
     nsm_store(&NSM_MY(s)->done, seq);
     return MPI_SUCCESS;
+}
+
+/* The entry, frame-less (see MPI_Bcast). */
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+               MPI_Comm comm)
+{
+    int known = nsm_known_size(type);
+    if (known && count >= 0 && nsm_outside(NSM_OP_REDUCE, (long long)count * known))
+        return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+    return accelerated_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
 }

@@ -150,7 +150,7 @@ static int scatter_nodes(nsm_state_t *s, const void *sendbuf, const blocks_t *g,
     return MPI_SUCCESS;
 }
 
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+__attribute__((noinline)) static int accelerated_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     size_t max = nsm_op_max(NSM_OP_SCATTER);
@@ -182,6 +182,18 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         return scatter_nodes(s, sendbuf, &g, sendtype, recvbuf, recvcount, recvtype, (size_t)b, root, comm);
     return scatter_node(s, sendbuf, &g, sendtype, recvbuf, recvcount, recvtype, (size_t)b, 0, (size_t)b, root,
                         comm);
+}
+
+/* The entry, frame-less (see MPI_Bcast): only the root may pass MPI_IN_PLACE, and its blocks
+ * match what every rank receives. */
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int in_place = recvbuf == MPI_IN_PLACE, count = in_place ? sendcount : recvcount;
+    int known = nsm_known_size(in_place ? sendtype : recvtype);
+    if (known && count >= 0 && nsm_outside(NSM_OP_SCATTER, (long long)count * known))
+        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return accelerated_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
