@@ -41,8 +41,6 @@ __attribute__((noinline)) static int accelerated_Bcast(void *buf, int count, MPI
  * goes to the body, which checks everything itself. */
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    int known = nsm_known_size(type);
-    if (!known || count < 0) return accelerated_Bcast(buf, count, type, root, comm);
-    if (nsm_outside(NSM_OP_BCAST, (long long)count * known)) return PMPI_Bcast(buf, count, type, root, comm);
+    if (nsm_known_outside(NSM_OP_BCAST, count, type)) return PMPI_Bcast(buf, count, type, root, comm);
     return accelerated_Bcast(buf, count, type, root, comm);
 }

@@ -97,9 +97,8 @@ __attribute__((noinline)) static int accelerated_Gather(const void *sendbuf, int
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int in_place = sendbuf == MPI_IN_PLACE, count = in_place ? recvcount : sendcount;
-    int known = nsm_known_size(in_place ? recvtype : sendtype);
-    if (known && count >= 0 && nsm_outside(NSM_OP_GATHER, (long long)count * known))
+    int in_place = sendbuf == MPI_IN_PLACE;
+    if (nsm_known_outside(NSM_OP_GATHER, in_place ? recvcount : sendcount, in_place ? recvtype : sendtype))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return accelerated_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }

@@ -142,6 +142,13 @@ static inline int nsm_known_size(MPI_Datatype type) /* 0: ask the library */
     return 0;
 }
 long long nsm_type_bytes(int count, MPI_Datatype type);
+/* An op's entry leaves a call to the MPI library when this says so, with nothing but tail calls
+ * in it (no frame): count elements of a type known by handle outside the op's size window. */
+static inline int nsm_known_outside(int op, int count, MPI_Datatype type)
+{
+    int known = nsm_known_size(type);
+    return known && count >= 0 && nsm_outside(op, (long long)count * known);
+}
 static inline long long nsm_bytes(int count, MPI_Datatype type)
 {
     int known = nsm_known_size(type);

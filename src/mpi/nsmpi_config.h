@@ -98,7 +98,8 @@ static inline size_t nsm_op_max(int op) { return nsm_cfg.off[op] ? 0 : nsm_cfg.m
 /* An op's lower bound: smaller messages go to the MPI library. */
 static inline size_t nsm_op_min(int op) { return nsm_cfg.min[op]; }
 /* Whether `bytes` (-1: unusable, or the op is off) is outside the op's window [MIN, MAX]; zero
- * bytes is inside (the op then does nothing, on every rank). */
+ * bytes is inside (the op then does nothing, on every rank).  nsm_known_outside (nsmpi.h): the
+ * same for count elements of one of the commonest types, without a call. */
 static inline int nsm_outside(int op, long long bytes)
 {
     return bytes < 0 || (size_t)bytes > nsm_op_max(op) || (bytes > 0 && (size_t)bytes < nsm_cfg.min[op]) ||

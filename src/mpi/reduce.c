@@ -86,8 +86,7 @@ __attribute__((noinline)) static int accelerated_Reduce(const void *sendbuf, voi
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                MPI_Comm comm)
 {
-    int known = nsm_known_size(type);
-    if (known && count >= 0 && nsm_outside(NSM_OP_REDUCE, (long long)count * known))
+    if (nsm_known_outside(NSM_OP_REDUCE, count, type))
         return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
     return accelerated_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
 }

@@ -189,9 +189,8 @@ __attribute__((noinline)) static int accelerated_Scatter(const void *sendbuf, in
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int in_place = recvbuf == MPI_IN_PLACE, count = in_place ? sendcount : recvcount;
-    int known = nsm_known_size(in_place ? sendtype : recvtype);
-    if (known && count >= 0 && nsm_outside(NSM_OP_SCATTER, (long long)count * known))
+    int in_place = recvbuf == MPI_IN_PLACE;
+    if (nsm_known_outside(NSM_OP_SCATTER, in_place ? sendcount : recvcount, in_place ? sendtype : recvtype))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return accelerated_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
