@@ -29,9 +29,10 @@
 
 #define NSM_GATHERV_TAG 7302 /* on the interposer's own node communicator */
 
-int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                MPI_Comm comm)
+__attribute__((noinline)) static int accelerated_Gatherv(const void *sendbuf, int sendcount,
+                                                         MPI_Datatype sendtype, void *recvbuf,
+                                                         const int recvcounts[], const int displs[],
+                                                         MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     size_t max = nsm_op_max(NSM_OP_GATHERV);
     nsm_state_t *s = max ? nsm_get_state(comm) : NULL;
@@ -105,4 +106,15 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     nsm_store(&NSM_MY(s)->done, seq);
     return MPI_SUCCESS;
 #undef VIA_SLOT
+}
+
+/* The entry, frame-less (see MPI_Bcast): switched off (Open MPI's default) is a jump. */
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm)
+{
+    if (!nsm_op_max(NSM_OP_GATHERV))
+        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    return accelerated_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                               comm);
 }

@@ -195,8 +195,10 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     return accelerated_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
-int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+__attribute__((noinline)) static int accelerated_Scatterv(const void *sendbuf, const int sendcounts[],
+                                                          const int displs[], MPI_Datatype sendtype,
+                                                          void *recvbuf, int recvcount,
+                                                          MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     size_t max = nsm_op_max(NSM_OP_SCATTERV);
     nsm_state_t *s = max ? nsm_get_state(comm) : NULL;
@@ -221,4 +223,14 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     }
     return scatter_node(s, sendbuf, &g, sendtype, recvbuf, recvcount, recvtype, (size_t)mine,
                         nsm_op_min(NSM_OP_SCATTERV), max, root, comm);
+}
+
+/* The entry, frame-less (see MPI_Bcast): switched off (Open MPI's default) is a jump. */
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    if (!nsm_op_max(NSM_OP_SCATTERV))
+        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return accelerated_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                                comm);
 }
