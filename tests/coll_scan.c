@@ -30,6 +30,7 @@ typedef struct {
 } team_t;
 
 static int tid_counter;
+static int make(team_t *t, const char *name, shmem_team_t team);
 static size_t scan_count(int k) { static const size_t c[] = {1, 0, 19, LARGE, 5, 257}; return c[k % 6]; }
 
 /* One scan of type T: exclusive or not, in place or not, checked against the local prefix. */
@@ -87,6 +88,44 @@ static void test_scans(const team_t *t)
     double wx = 0;
     for (int i = 0; i < t->my; i++) wx += 0.5 * (t->pes[i] + 1);
     CHECK(rc == 0 && *y == wx, "%s: generic shmem_sum_exscan: %g, want %g", t->name, *y, wx);
+}
+
+/* A team spanning (pseudo-)nodes whose node of PE 0 holds 2 members (0 and 1, plus PE k of the
+ * next node) scans small arrays, then is destroyed; a new team {0, 2}, both on PE 0's node, gets
+ * its slot, and PE 2 never used it.  Destroying the first team must have retired its staging and
+ * small ring there, or the new team's reductions wait forever for PE 2 to finish turns it never
+ * took.  Needs NODESHM_PES_PER_NODE=k >= 3 and more than k PEs. */
+static void test_slot_reuse(void)
+{
+    const char *ppn = getenv("NODESHM_PES_PER_NODE");
+    int k = ppn ? atoi(ppn) : 0;
+    if (k < 3 || npes <= k) return;
+    MPI_Comm comm;
+    int in_a = me == 0 || me == 1 || me == k;
+    MPI_Comm_split(MPI_COMM_WORLD, in_a ? 0 : MPI_UNDEFINED, me, &comm);
+    shmem_team_t a = SHMEM_TEAM_INVALID, b = SHMEM_TEAM_INVALID;
+    if (in_a) shmemx_team_create_from_comm(comm, &a);
+    team_t ta, tb;
+    if (make(&ta, "slot-reuse A", a)) {
+        for (int r = 0; r < 5; r++) {
+            tid_counter = 200000 + r;
+            TEST_SCAN(long, long, V_SMALL, &ta, (size_t)r + 1, r % 2, 0);
+        }
+        shmem_team_destroy(a);
+        MPI_Comm_free(&comm);
+    }
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, 2, NULL, 0, &b);
+    if (make(&tb, "slot-reuse B", b)) {
+        for (int r = 0; r < 5; r++) {
+            tid_counter = 300000 + r;
+            TEST_SCAN(long, long, V_SMALL, &tb, (size_t)r + 1, r % 2, 0);
+            long *s = (long *)sbuf, *d = (long *)dbuf;
+            *s = me + 1;
+            int rc = shmem_long_sum_reduce(b, d, s, 1);
+            CHECK(rc == 0 && *d == 1 + 3, "slot-reuse B: sum_reduce %ld, want 4", *d);
+        }
+        shmem_team_destroy(b);
+    }
 }
 
 static int make(team_t *t, const char *name, shmem_team_t team)
@@ -148,6 +187,7 @@ int main(void)
     shmem_team_destroy(yt);
     shmem_team_destroy(ct);
     MPI_Comm_free(&comm);
+    test_slot_reuse();
     shmem_free(sbuf);
     shmem_free(dbuf);
     free(ref);

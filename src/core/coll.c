@@ -318,9 +318,12 @@ static void await_done(const nodeshm_team_t *t, turn_t x)
 
 static void small_retire(nodeshm_team_t *t);
 
+/* Before a team's slot is freed: waits until node peers are done with my staging and small-ring
+ * entries, on every team with node peers (scans between nodes use them too), so that the slot's
+ * next team starts from a clean ring. */
 void nodeshm_coll_team_retire(nodeshm_team_t *t)
 {
-    if (t->n_nodes != 1 || t->node_n_pes < 2) return;
+    if (t->node_n_pes < 2) return;
     for (int b = 0; b < DEPTH; b++) (void)stage_claim(t, (turn_t){0, b, 0});
     small_retire(t);
 }
