@@ -229,6 +229,15 @@ static int copy_eager_set; /* NODESHM_COLL_EAGER_MAX given (environment or tunin
 /* Broadcast and alltoall when PEs outnumber cores (below) */
 #define EAGER_OVERSUBSCRIBED ((size_t)16384)
 
+/* The switch of a collective whose data owner waits for its readers above it (broadcast,
+ * alltoall): NODESHM_COLL_EAGER_MAX when given; else 16 KiB when PEs outnumber cores (that wait
+ * then costs context switches), `with_cores` otherwise. */
+static size_t owner_waits_eager_max(size_t with_cores)
+{
+    if (copy_eager_set) return copy_eager_max;
+    return nodeshm_wait_oversubscribed ? EAGER_OVERSUBSCRIBED : with_cores;
+}
+
 int nodeshm_coll_configure(void)
 {
     size_t v;
@@ -479,11 +488,7 @@ static int bcast_bytes(const char *call, void *buf, size_t n, int root, MPI_Comm
  * 4.8-4.9x / 3.9-4.0x).  NODESHM_COLL_EAGER_MAX, when given, holds.  The root decides; readers
  * follow ready[b]. */
 #define BCAST_EAGER_CORES ((size_t)1024)
-static size_t bcast_eager_max(void)
-{
-    if (copy_eager_set) return copy_eager_max;
-    return nodeshm_wait_oversubscribed ? EAGER_OVERSUBSCRIBED : BCAST_EAGER_CORES;
-}
+static size_t bcast_eager_max(void) { return owner_waits_eager_max(BCAST_EAGER_CORES); }
 
 /* One node: the root publishes (staged copy, or its source); the others copy it and say done.
  * On a one-node team node member k is team member k. */
@@ -656,9 +661,10 @@ static void reduce_node(nodeshm_team_t *t, turn_t x, void *dest, const void *src
     memcpy((char *)mine, src, nbytes);
     if (small) small_publish(t, x);
     else publish(t, x, nbytes, FROM_STAGE);
-    /* every contribution from its staged copy, mine too (dest may be src) */
+    /* every contribution from its staged copy, mine too (dest may be src); the total needs all */
+    int lo = total ? 0 : first, hi = total ? n - 1 : last;
     if (!small)
-        for (int k = total ? 0 : first; k <= (total ? n - 1 : last); k++)
+        for (int k = lo; k <= hi; k++)
             if (k != t->node_my_pe) (void)await_ready(t, x, k);
     if (last < first) {
         memset(dest, 0, nbytes);
@@ -771,6 +777,23 @@ static int scan_mpi(const char *call, nodeshm_team_t *t, void *dest, const void 
     return NODESHM_OK;
 }
 
+/* A node's scan in eager rounds of at most a staging buffer, each its own turn (reduce_node on
+ * contributions first..last, and the node total into `total` if not NULL).  Every PE takes the
+ * turns, on a node of one member too: team epochs must agree across nodes (team_sync).  In place
+ * is safe: round i stages source chunk i before writing dest chunk i. */
+static void scan_rounds(nodeshm_team_t *t, void *dest, const void *src, size_t count, size_t elem,
+                        nodeshm_reduce_fn fn, int first, int last, char *total)
+{
+    size_t per = EAGER_MAX / elem;
+    for (size_t off = 0; off < count; off += per) {
+        size_t len = count - off < per ? count - off : per;
+        turn_t x = turn_begin(t, coll_begin(t));
+        if (t->node_n_pes > 1)
+            reduce_node(t, x, (char *)dest + off * elem, (const char *)src + off * elem, len, elem,
+                        fn, first, last, total ? total + off * elem : NULL);
+    }
+}
+
 /* Whether each node's members are contiguous in team order (node numbers never decrease, as
  * they are given in order of first appearance): then a node's members form one run of the scan. */
 static int nodes_in_blocks(const nodeshm_team_t *t)
@@ -803,16 +826,8 @@ static int scan_nodes(const char *call, nodeshm_team_t *t, MPI_Comm leaders, voi
         else if (n > 1) total = buf, prefix = buf + nbytes;
         else prefix = buf;
     }
-    /* the same rounds on every node: team epochs must agree across nodes (team_sync) */
-    size_t per = EAGER_MAX / elem;
-    for (size_t off = 0; off < count; off += per) {
-        size_t len = count - off < per ? count - off : per;
-        int first = leader || exclusive ? 0 : 1, last = exclusive ? me - 1 : me;
-        turn_t x = turn_begin(t, coll_begin(t));
-        if (n > 1)
-            reduce_node(t, x, (char *)dest + off * elem, (const char *)src + off * elem, len, elem,
-                        fn, first, last, total ? total + off * elem : NULL);
-    }
+    scan_rounds(t, dest, src, count, elem, fn, leader || exclusive ? 0 : 1, exclusive ? me - 1 : me,
+                total);
     const char *contrib = n > 1 ? total : (const char *)src;
     uint64_t e = coll_begin(t);
     (void)turn_begin(t, e);
@@ -832,8 +847,8 @@ static int scan_nodes(const char *call, nodeshm_team_t *t, MPI_Comm leaders, voi
             else memcpy(dest, prefix, nbytes);
         } else if (!rc) {
             const void *own = n > 1 ? dest : src; /* staged rounds left my contribution in dest */
-            if (first_node) { if (own != dest) memcpy(dest, own, nbytes); }
-            else fn(dest, prefix, own, count);
+            if (!first_node) fn(dest, prefix, own, count);
+            else if (own != dest) memcpy(dest, own, nbytes);
         }
     }
     if (n > 1) {
@@ -853,8 +868,8 @@ int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const voi
     int rc = check_reduce_args(call, "nelems", dest, src, count, elem);
     if (rc) return rc;
     if (t->n_nodes > 1) {
-        MPI_Comm leaders = MPI_COMM_NULL;
         if (count && nodes_in_blocks(t)) {
+            MPI_Comm leaders = MPI_COMM_NULL;
             if ((rc = leaders_comm(call, t, &leaders))) return rc;
             return scan_nodes(call, t, leaders, dest, src, count, elem, fn, dtype, op, exclusive);
         }
@@ -867,15 +882,8 @@ int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const voi
         else if (dest != src) memcpy(dest, src, nbytes);
         return NODESHM_OK;
     }
-    /* one node: eager rounds of at most a staging buffer each, every one its own turn; in place
-     * is safe, as round i stages source chunk i before writing dest chunk i */
-    size_t per = EAGER_MAX / elem;
     int me = t->node_my_pe;
-    for (size_t off = 0; off < count; off += per) {
-        size_t len = count - off < per ? count - off : per;
-        reduce_node(t, turn_begin(t, coll_begin(t)), (char *)dest + off * elem,
-                    (const char *)src + off * elem, len, elem, fn, 0, exclusive ? me - 1 : me, NULL);
-    }
+    scan_rounds(t, dest, src, count, elem, fn, 0, exclusive ? me - 1 : me, NULL);
     return NODESHM_OK;
 }
 
@@ -1033,10 +1041,7 @@ static void copy_block(char *d, size_t dst, const char *s, size_t sst, size_t ne
  * MPI 5, 4 PEs on 2 cores, ratio to MPI_Alltoall with the switch at 4 / 16 / 64 KiB, 2 runs:
  * 2 KiB blocks 1.30-1.33x / 1.96-2.21x / 1.71-1.73x; 4 KiB 3.1x / 4.0-4.7x / 2.7x; 16 KiB
  * 3.4x / 2.8-3.9x / 1.4x), unless NODESHM_COLL_EAGER_MAX says otherwise. */
-static size_t alltoall_eager_max(void)
-{
-    return nodeshm_wait_oversubscribed && !copy_eager_set ? EAGER_OVERSUBSCRIBED : copy_eager_max;
-}
+static size_t alltoall_eager_max(void) { return owner_waits_eager_max(COPY_EAGER_DEFAULT); }
 
 /* One node: every member publishes its blocks (packed into staging, or its source when large)
  * and pulls the block meant for it from each member, starting with the next one (so that not

@@ -2,7 +2,7 @@
  * between nodes the leaders PMPI_Bcast the packed bytes. */
 #include "mpi/nsmpi.h"
 
-__attribute__((noinline)) static int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+NSM_BODY int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
     /* switched off, or a size outside the window: straight to the MPI library, no lookups */
     long long bytes = nsm_op_max(NSM_OP_BCAST) ? nsm_bytes(count, type) : -1; /* alike on all ranks */

@@ -4,8 +4,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-__attribute__((noinline)) static int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                MPI_Comm comm)
 {
     /* block bytes, before any lookup (a fallback must cost nothing): the signatures agree, and
      * only the root may pass MPI_IN_PLACE */

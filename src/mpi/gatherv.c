@@ -29,10 +29,9 @@
 
 #define NSM_GATHERV_TAG 7302 /* on the interposer's own node communicator */
 
-__attribute__((noinline)) static int accelerated_Gatherv(const void *sendbuf, int sendcount,
-                                                         MPI_Datatype sendtype, void *recvbuf,
-                                                         const int recvcounts[], const int displs[],
-                                                         MPI_Datatype recvtype, int root, MPI_Comm comm)
+NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     size_t max = nsm_op_max(NSM_OP_GATHERV);
     nsm_state_t *s = max ? nsm_get_state(comm) : NULL;

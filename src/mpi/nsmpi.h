@@ -127,6 +127,10 @@ static inline uint64_t nsm_begin_reader_sized(nsm_state_t *s, size_t need)
 }
 static inline uint64_t nsm_begin_reader(nsm_state_t *s) { return nsm_begin_reader_sized(s, NSM_NEED_ANY); }
 
+/* An op's accelerated body, kept out of line so that its entry (MPI_<Op>) has no frame and a
+ * call left to the MPI library is a few compares and a jump. */
+#define NSM_BODY __attribute__((noinline)) static
+
 /* ---- datatypes */
 /* Bytes of `count` elements of `type` in packed form; -1 if unusable (negative, overflow).
  * Every op computes it before deciding to fall back, so the commonest predefined types are

@@ -102,8 +102,8 @@ static inline size_t nsm_op_min(int op) { return nsm_cfg.min[op]; }
  * same for count elements of one of the commonest types, without a call. */
 static inline int nsm_outside(int op, long long bytes)
 {
-    return bytes < 0 || (size_t)bytes > nsm_op_max(op) || (bytes > 0 && (size_t)bytes < nsm_cfg.min[op]) ||
-           !nsm_op_max(op);
+    size_t max = nsm_op_max(op);
+    return !max || bytes < 0 || (size_t)bytes > max || (bytes > 0 && (size_t)bytes < nsm_op_min(op));
 }
 
 #endif

@@ -20,8 +20,8 @@
 /* Up to here one rank reduces the whole node after one flag round (as in allreduce.c). */
 #define NSM_REDUCE_ONE_PHASE 4096
 
-__attribute__((noinline)) static int accelerated_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
-               MPI_Comm comm)
+NSM_BODY int accelerated_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                                MPI_Op op, int root, MPI_Comm comm)
 {
     MPI_Aint lb = 0, extent = 0;
     /* the datatype, op, count and root agree on all ranks: all take this path or none; the size

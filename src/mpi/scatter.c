@@ -150,8 +150,9 @@ static int scatter_nodes(nsm_state_t *s, const void *sendbuf, const blocks_t *g,
     return MPI_SUCCESS;
 }
 
-__attribute__((noinline)) static int accelerated_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+NSM_BODY int accelerated_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                 MPI_Comm comm)
 {
     size_t max = nsm_op_max(NSM_OP_SCATTER);
     /* block bytes, before any lookup (a fallback must cost nothing): only the root may pass
@@ -195,10 +196,9 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     return accelerated_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
-__attribute__((noinline)) static int accelerated_Scatterv(const void *sendbuf, const int sendcounts[],
-                                                          const int displs[], MPI_Datatype sendtype,
-                                                          void *recvbuf, int recvcount,
-                                                          MPI_Datatype recvtype, int root, MPI_Comm comm)
+NSM_BODY int accelerated_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                                  MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                  MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     size_t max = nsm_op_max(NSM_OP_SCATTERV);
     nsm_state_t *s = max ? nsm_get_state(comm) : NULL;
