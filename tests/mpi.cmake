@@ -11,8 +11,9 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   target_link_libraries(nodeshm_t_mpi_coll_plain PRIVATE MPI::MPI_C ${CMAKE_DL_LIBS})
 
   find_program(NODESHM_ENV_PROGRAM env)
-  # every size through nodeshm up to 128 KiB (Open MPI's defaults leave < 512 B to the library)
-  set(accel_env NODESHM_MPI_BCAST_MAX=128k NODESHM_MPI_BCAST_MIN=0 NODESHM_MPI_GATHER_MIN=0)
+  # every size through nodeshm (Open MPI's defaults leave < 512 B to the library, and large
+  # broadcasts: test_bcast_large goes to 781 KiB)
+  set(accel_env NODESHM_MPI_BCAST_MAX=1m NODESHM_MPI_BCAST_MIN=0 NODESHM_MPI_GATHER_MIN=0)
   nodeshm_add_mpi_test(NAME mpi_coll NP 1 2 4 8 ARGS --expect-accel TIMEOUT 300 ENV ${accel_env})
   nodeshm_add_mpi_test(NAME mpi_coll NP 4 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
                        ENV ${accel_env})
@@ -23,6 +24,18 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
                        ENV ${accel_env} NODESHM_MPI_RING=0)
   nodeshm_add_mpi_test(NAME mpi_coll NP 4 ARGS --expect-none ENV NODESHM_MPI_DISABLE=all
                        SUFFIX _disabled TIMEOUT 300)
+  # every threshold at 1 MiB in a 256 KiB window (NODESHM_MPI_WINDOW_MAX): each communicator
+  # scales its thresholds down to what fits, so the test's larger messages go to the MPI
+  # library; an op that kept the configured threshold would overrun its buffers
+  set(window_env NODESHM_MPI_WINDOW_MAX=256k NODESHM_MPI_BCAST_MIN=0 NODESHM_MPI_GATHER_MIN=0)
+  foreach(op BCAST GATHER GATHERV SCATTER SCATTERV ALLGATHER ALLGATHERV REDUCE ALLREDUCE
+             REDUCE_SCATTER_BLOCK ALLTOALL ALLTOALLV)
+    list(APPEND window_env NODESHM_MPI_${op}_MAX=1m)
+  endforeach()
+  nodeshm_add_mpi_test(NAME mpi_coll NP 4 ARGS --expect-accel TIMEOUT 300 SUFFIX _window
+                       ENV ${window_env})
+  nodeshm_add_mpi_test(NAME mpi_coll NP 4 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
+                       SUFFIX _window ENV ${window_env})
   # LD_PRELOAD on the ranks only (not on mpiexec): oshrun -np N env LD_PRELOAD=... exe
   foreach(np 2 4 8)
     add_test(NAME mpi_coll_preload_np${np}

@@ -120,6 +120,52 @@ static void test_bcast(MPI_Comm comm, const char *cname)
     free(b);
 }
 
+/* Large messages, odd sizes, where each side may use another datatype of the same signature:
+ * contiguous on both sides, a contiguous derived type at the root or at a reader, a strided type
+ * everywhere. */
+static void test_bcast_large(MPI_Comm comm, const char *cname)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Datatype three, vec;
+    MPI_Type_contiguous(3, MPI_INT, &three);
+    MPI_Type_commit(&three);
+    const int ns[] = {49152, 199998}; /* 192 KiB and 781 KiB; multiples of 3 (`three`) */
+    for (int ni = 0; ni < 2; ni++) {
+        int n = ns[ni];
+        int *a = malloc(sizeof(int) * (size_t)(n + 1)), *b = malloc(sizeof(int) * (size_t)(n + 1));
+        for (int form = 0; form < 4; form++) {
+            int root = form % 2 ? size - 1 : 0;
+            /* form 0: MPI_INT everywhere; 1: rank 0 (a reader unless size 1) uses `three`;
+             * 2: the root (rank 0) uses `three`; 3: a vector of every other int everywhere */
+            int derived = (form == 1 || form == 2) && rank == 0;
+            if (form == 3) {
+                MPI_Type_vector(n / 2, 1, 2, MPI_INT, &vec);
+                MPI_Type_commit(&vec);
+            }
+            stream = mix(seed ^ (uint64_t)(7000 + ni * 10 + form));
+            for (int i = 0; i <= n; i++) a[i] = b[i] = rank == root ? (int)rnd() : -1;
+            if (form == 3) {
+                MPI_Bcast(a, 1, vec, root, comm);
+                PMPI_Bcast(b, 1, vec, root, comm);
+            } else {
+                MPI_Bcast(a, derived ? n / 3 : n, derived ? three : MPI_INT, root, comm);
+                PMPI_Bcast(b, n, MPI_INT, root, comm);
+            }
+            int where = -1;
+            for (int i = 0; i <= n && where < 0; i++)
+                if (a[i] != b[i]) where = i;
+            CHECK(where < 0, "%s: MPI_Bcast of %d ints (form %d) from root %d differs from PMPI_Bcast at %d",
+                  cname, n, form, root, where);
+            if (form == 3) MPI_Type_free(&vec);
+        }
+        free(a);
+        free(b);
+    }
+    MPI_Type_free(&three);
+}
+
 /* ---------------------------------------------------------------- allreduce */
 
 static void test_allreduce(MPI_Comm comm, const char *cname)
@@ -307,6 +353,7 @@ static void test_comm(MPI_Comm comm, const char *cname)
     test_barrier(comm, cname);
     t[1] = MPI_Wtime();
     test_bcast(comm, cname);
+    test_bcast_large(comm, cname);
     t[2] = MPI_Wtime();
     test_allreduce(comm, cname);
     t[3] = MPI_Wtime();

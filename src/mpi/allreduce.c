@@ -33,7 +33,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     int ok = s && count >= 0 && type != MPI_DATATYPE_NULL && nsm_op_ok(op) && nsm_is_named(type);
     if (ok) {
         PMPI_Type_get_extent(type, &lb, &extent);
-        ok = lb == 0 && extent > 0 && (size_t)count * (size_t)extent <= nsm_cfg.max[NSM_OP_ALLREDUCE];
+        ok = lb == 0 && extent > 0 && (size_t)count * (size_t)extent <= s->max[NSM_OP_ALLREDUCE];
     }
     if (!ok) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
     if (count == 0) return MPI_SUCCESS;

@@ -101,7 +101,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     long long b = !s ? -1 : in_place ? nsm_bytes(recvcount, recvtype) : nsm_bytes(sendcount, sendtype);
     if (s && (in_place ? recvcount : sendcount) == 0) b = 0; /* whatever the datatype */
     char *area = NULL;
-    if (b > 0 && (size_t)b <= nsm_cfg.max[NSM_OP_ALLTOALL]) area = a2a_area(s, (size_t)b);
+    if (b > 0 && (size_t)b <= s->max[NSM_OP_ALLTOALL]) area = a2a_area(s, (size_t)b);
     if (b == 0) return MPI_SUCCESS;
     if (!area)
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -173,8 +173,9 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                   MPI_Comm comm)
 {
-    const size_t T = nsm_op_max(NSM_OP_ALLTOALLV);
-    nsm_state_t *s = T ? nsm_get_state(comm) : NULL;
+    nsm_state_t *s = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
+    const size_t T = s ? s->max[NSM_OP_ALLTOALLV] : 0;
+    if (!T) s = NULL;
     char *area = s ? a2a_area(s, T) : NULL;
     if (area && (size_t)(s->max_node_size + 1) * NSM_LINE > s->result_bytes) area = NULL;
     /* agreed by all ranks: the configuration and the communicator; counts and datatypes enter

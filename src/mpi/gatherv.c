@@ -38,6 +38,7 @@ NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatyp
     /* one node and a valid root: every rank knows both */
     if (!s || s->n_nodes > 1 || root < 0 || root >= s->size)
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    max = s->max[NSM_OP_GATHERV]; /* the communicator's (its window may have scaled it down) */
     /* bad arguments: checked here, as the others are on this path already */
     int at_root = s->rank == root, in_place = at_root && sendbuf == MPI_IN_PLACE;
     long long t = -1;

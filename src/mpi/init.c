@@ -20,6 +20,9 @@
  * is one shared-memory send) and wins at 128 KiB, so it is off (NODESHM_MPI_BCAST_MAX switches it
  * on; the tests do). */
 #define NSM_DEFAULT_STAGE_MAX (4 * 1024 * 1024)
+/* A communicator's buffer banks: 2 x (1 + 8) MiB at 8 ranks with 1 MiB thresholds, so the
+ * defaults are scaled down only from about 32 ranks per node */
+#define NSM_DEFAULT_WINDOW_MAX (64 * 1024 * 1024)
 
 static void nsm_bad_env(const char *name, const char *value)
 {
@@ -108,6 +111,7 @@ void nsm_load_config(void)
         nsm_cfg.min[i] = nsm_env_size(var, nsm_cfg.min[i]);
     }
     nsm_cfg.stage_max = nsm_env_size("NODESHM_MPI_STAGE_MAX", NSM_DEFAULT_STAGE_MAX);
+    nsm_cfg.window_max = nsm_env_size("NODESHM_MPI_WINDOW_MAX", NSM_DEFAULT_WINDOW_MAX);
     nsm_cfg.pes_per_node = (int)nsm_env_long("NODESHM_PES_PER_NODE", 0, 1, 1L << 20);
     nsm_cfg.spin_count = (int)nsm_env_long("NODESHM_SPIN_COUNT", -1, 0, 1L << 30);
     nsm_cfg.banks = (int)nsm_env_long("NODESHM_MPI_BANKS", 2, 1, 2);

@@ -153,47 +153,64 @@ static size_t nsm_a2a_bytes(const nsm_state_t *s, size_t want)
     return want < cap ? want : cap;
 }
 
-/* Shared buffer sizes: the largest need of any accelerated op.  result: one message for all
- * ranks of the node; slots: one per node rank; stage: the leaders' staging between nodes.  Each
- * op adds its own lines here (switched-off ops need nothing). */
-static void nsm_size_buffers(nsm_state_t *s)
+/* Shared buffer sizes for the thresholds in s->max: the largest need of any accelerated op.
+ * result: one message for all ranks of the node; slots: one per node rank (node_size); stage:
+ * the leaders' staging between nodes.  Each op adds its own lines here (switched-off ops need
+ * nothing).  Returns the bytes of one bank. */
+static size_t nsm_size_buffers(nsm_state_t *s, int node_size)
 {
+    const size_t *max = s->max;
     size_t result = 0, slot = 0, stage = 0;
 #define NSM_NEED(area, bytes)                                                                      \
     do {                                                                                           \
         size_t need_ = (bytes);                                                                    \
         if (need_ > (area)) (area) = need_;                                                        \
     } while (0)
-    NSM_NEED(result, nsm_op_max(NSM_OP_BCAST));
-    NSM_NEED(result, nsm_op_max(NSM_OP_ALLREDUCE));
-    NSM_NEED(slot, nsm_op_max(NSM_OP_ALLREDUCE));
-    NSM_NEED(slot, nsm_op_max(NSM_OP_GATHER));
-    if (s->n_nodes > 1) NSM_NEED(stage, (size_t)s->size * nsm_op_max(NSM_OP_GATHER));
+    NSM_NEED(result, max[NSM_OP_BCAST]);
+    NSM_NEED(result, max[NSM_OP_ALLREDUCE]);
+    NSM_NEED(slot, max[NSM_OP_ALLREDUCE]);
+    NSM_NEED(slot, max[NSM_OP_GATHER]);
+    if (s->n_nodes > 1) NSM_NEED(stage, (size_t)s->size * max[NSM_OP_GATHER]);
     /* gatherv, scatterv: one node only (between nodes: the MPI library), blocks above the
      * threshold go point to point; scatter, allgather(v): between nodes in the stage */
-    if (s->n_nodes == 1) NSM_NEED(slot, nsm_op_max(NSM_OP_GATHERV));
-    if (s->n_nodes == 1) NSM_NEED(slot, nsm_op_max(NSM_OP_SCATTERV));
-    if (s->n_nodes == 1) NSM_NEED(slot, nsm_op_max(NSM_OP_SCATTER));
-    else NSM_NEED(stage, (size_t)s->size * nsm_op_max(NSM_OP_SCATTER));
-    if (s->n_nodes == 1) NSM_NEED(slot, nsm_op_max(NSM_OP_ALLGATHER));
-    else NSM_NEED(stage, (size_t)s->size * nsm_op_max(NSM_OP_ALLGATHER));
-    if (s->n_nodes == 1) NSM_NEED(slot, nsm_op_max(NSM_OP_ALLGATHERV));
-    else NSM_NEED(stage, (size_t)s->size * nsm_op_max(NSM_OP_ALLGATHERV));
-    NSM_NEED(result, nsm_op_max(NSM_OP_REDUCE));
-    NSM_NEED(slot, nsm_op_max(NSM_OP_REDUCE));
-    NSM_NEED(result, nsm_op_max(NSM_OP_REDUCE_SCATTER_BLOCK));
-    NSM_NEED(slot, nsm_op_max(NSM_OP_REDUCE_SCATTER_BLOCK));
+    if (s->n_nodes == 1) NSM_NEED(slot, max[NSM_OP_GATHERV]);
+    if (s->n_nodes == 1) NSM_NEED(slot, max[NSM_OP_SCATTERV]);
+    if (s->n_nodes == 1) NSM_NEED(slot, max[NSM_OP_SCATTER]);
+    else NSM_NEED(stage, (size_t)s->size * max[NSM_OP_SCATTER]);
+    if (s->n_nodes == 1) NSM_NEED(slot, max[NSM_OP_ALLGATHER]);
+    else NSM_NEED(stage, (size_t)s->size * max[NSM_OP_ALLGATHER]);
+    if (s->n_nodes == 1) NSM_NEED(slot, max[NSM_OP_ALLGATHERV]);
+    else NSM_NEED(stage, (size_t)s->size * max[NSM_OP_ALLGATHERV]);
+    NSM_NEED(result, max[NSM_OP_REDUCE]);
+    NSM_NEED(slot, max[NSM_OP_REDUCE]);
+    NSM_NEED(result, max[NSM_OP_REDUCE_SCATTER_BLOCK]);
+    NSM_NEED(slot, max[NSM_OP_REDUCE_SCATTER_BLOCK]);
     /* alltoall(v): a size x size matrix of blocks (slots on one node, capped like the stage),
      * or the leaders' stage holding what the node sends and receives; alltoallv's votes */
-    if (s->n_nodes == 1) NSM_NEED(slot, nsm_a2a_bytes(s, (size_t)s->size * nsm_op_max(NSM_OP_ALLTOALL)));
-    else NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * nsm_op_max(NSM_OP_ALLTOALL));
-    if (s->n_nodes == 1) NSM_NEED(slot, nsm_a2a_bytes(s, (size_t)s->size * nsm_op_max(NSM_OP_ALLTOALLV)));
-    else NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * nsm_op_max(NSM_OP_ALLTOALLV));
-    if (nsm_op_max(NSM_OP_ALLTOALLV)) NSM_NEED(result, ((size_t)s->max_node_size + 1) * NSM_LINE);
+    if (s->n_nodes == 1) NSM_NEED(slot, nsm_a2a_bytes(s, (size_t)s->size * max[NSM_OP_ALLTOALL]));
+    else NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * max[NSM_OP_ALLTOALL]);
+    if (s->n_nodes == 1) NSM_NEED(slot, nsm_a2a_bytes(s, (size_t)s->size * max[NSM_OP_ALLTOALLV]));
+    else NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * max[NSM_OP_ALLTOALLV]);
+    if (max[NSM_OP_ALLTOALLV]) NSM_NEED(result, ((size_t)s->max_node_size + 1) * NSM_LINE);
 #undef NSM_NEED
     s->result_bytes = nsm_round(result);
     s->slot_bytes = nsm_round(slot);
     s->stage_bytes = nsm_round(stage < nsm_cfg.stage_max ? stage : nsm_cfg.stage_max);
+    return s->result_bytes + s->slot_bytes * (size_t)node_size + s->stage_bytes;
+}
+
+/* The communicator's thresholds: the configured ones, halved together until the buffer banks
+ * of the largest node fit NODESHM_MPI_WINDOW_MAX (the window is sparse, but what large
+ * messages touch stays mapped until MPI_Comm_free, and a container's /dev/shm may be small).
+ * Every rank computes the same from agreed values (configuration, size, max_node_size). */
+static void nsm_fit_window(nsm_state_t *s)
+{
+    for (int i = 0; i < NSM_OP_COUNT; i++) s->max[i] = nsm_op_max(i);
+    int halvings = 0;
+    while ((size_t)nsm_cfg.banks * nsm_size_buffers(s, s->max_node_size) > nsm_cfg.window_max &&
+           halvings++ < 40)
+        for (int i = 0; i < NSM_OP_COUNT; i++) s->max[i] /= 2;
+    (void)nsm_size_buffers(s, s->node_size);
 }
 
 static nsm_state_t *nsm_create_state(MPI_Comm comm)
@@ -265,7 +282,7 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
 
     s->active = s->max_node_size > 1;
     if (s->active) {
-        nsm_size_buffers(s);
+        nsm_fit_window(s);
         size_t lines = sizeof(nsm_line_t) * ((size_t)s->node_size + 1);
         s->n_banks = nsm_cfg.banks;
         s->bank_bytes = s->result_bytes + s->slot_bytes * (size_t)s->node_size + s->stage_bytes;

@@ -57,6 +57,9 @@ typedef struct nsm_state {
     size_t ring_slot, ring_bank_bytes;
     int ring_depth;
     size_t result_bytes, slot_bytes, stage_bytes;
+    /* The ops' thresholds on this communicator: NODESHM_MPI_<OP>_MAX, scaled down when the
+     * window would exceed NODESHM_MPI_WINDOW_MAX (nsmpi.c); the same on every rank. */
+    size_t max[NSM_OP_COUNT];
     uint64_t seq;                  /* accelerated operations so far on this communicator */
     /* alltoallv: calls still to hand straight to the MPI library since the last vote found a
      * block too big, and how many the next too-big vote skips (alltoall.c; the same on every

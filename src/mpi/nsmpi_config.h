@@ -7,6 +7,9 @@
  *   NODESHM_MPI_<OP>_MIN                           smallest message accelerated, for the ops of
  *                                                  NSM_OP_MINS
  *   NODESHM_MPI_STAGE_MAX                          between nodes: leaders' staging bytes cap
+ *   NODESHM_MPI_WINDOW_MAX (64m)                   a communicator's shared buffers per node: the
+ *                                                  thresholds of a communicator whose buffers
+ *                                                  would be larger are halved until they fit
  *   NODESHM_MPI_BANKS (2)                          buffer sets: calls a rank may run ahead
  *   NODESHM_MPI_RING (256), NODESHM_MPI_RING_BYTES (4k)  one node, small messages: how many
  *                                                  calls a root may run ahead (at most 4 MiB of
@@ -32,22 +35,29 @@
 
 /* X(ID, name, MPICH default, Open MPI default of NODESHM_MPI_<NAME>_MAX in bytes): one row per
  * intercepted collective; 0 leaves the op to the MPI library.  Measured with bench/mpi_osu.c
- * (thresholds raised, 8 B-128 KiB, 2, 4 and 8 ranks on 2 cores, median of 3 runs of 7-15
- * repetitions): the largest size up to which nodeshm is >= 0.95x of the library at every size
- * of the window and every rank count, a step below where it first lost. */
+ * (every threshold raised to 1 MiB, 4 KiB-1 MiB, 2 runs of 5-7 repetitions, 2 cores): the
+ * largest size up to which nodeshm was >= 0.95x of the library at every size and rank count, a
+ * step below where it first lost.  Open MPI 5.0: 2, 4 and 8 ranks.  MPICH 5.0: 2 ranks; at 4 and
+ * 8 ranks on 2 cores MPICH's busy polling makes both columns milliseconds of noise (gather 16 KiB
+ * 0.5x, 32 KiB 1.4x, 64 KiB 1.9x), so they decide nothing.  Up to 1 MiB nodeshm won everywhere
+ * under MPICH (1.1-4.9x at 1 MiB, reduce 0.97-1.4x from 8 KiB); under Open MPI broadcast lost
+ * once at 2 ranks 256 KiB (0.86x), scatter at 8 ranks from 64 KiB (0.73-0.96x), allgather(v) at
+ * 2 ranks from 512 KiB (0.83-0.97x), reduce at 8 ranks from 16 KiB in one run (0.90-0.96x),
+ * alltoall at 8 ranks 64 KiB in one run (0.91x).  Alltoallv's threshold is also its matrix's
+ * block stride (alltoall.c), so it stays small enough for 8 ranks' matrix to fit. */
 #define NSM_OPS(X)                                                                                 \
     X(BARRIER, barrier, 0, 0)                              /* no size */                         \
-    X(BCAST, bcast, 64 * 1024, 32 * 1024)                  /* message bytes */                   \
-    X(GATHER, gather, 64 * 1024, 16 * 1024)                /* bytes per rank */                  \
-    X(GATHERV, gatherv, 32 * 1024, 0)                      /* bytes of one rank's block */       \
-    X(SCATTER, scatter, 32 * 1024, 16 * 1024)              /* bytes per rank */                  \
-    X(SCATTERV, scatterv, 1024, 0)                         /* bytes of one rank's block */       \
-    X(ALLGATHER, allgather, 128 * 1024, 8 * 1024)          /* bytes per rank */                  \
-    X(ALLGATHERV, allgatherv, 128 * 1024, 8 * 1024)        /* largest block */                   \
-    X(REDUCE, reduce, 128 * 1024, 4 * 1024)                /* message bytes */                   \
-    X(ALLREDUCE, allreduce, 128 * 1024, 128 * 1024)        /* message bytes */                   \
-    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, 128 * 1024, 128 * 1024) /* whole vector */     \
-    X(ALLTOALL, alltoall, 32 * 1024, 8 * 1024)             /* bytes per rank pair */             \
+    X(BCAST, bcast, 1024 * 1024, 128 * 1024)               /* message bytes */                   \
+    X(GATHER, gather, 1024 * 1024, 1024 * 1024)            /* bytes per rank */                  \
+    X(GATHERV, gatherv, 1024 * 1024, 0)                    /* bytes of one rank's block */       \
+    X(SCATTER, scatter, 1024 * 1024, 32 * 1024)            /* bytes per rank */                  \
+    X(SCATTERV, scatterv, 1024 * 1024, 0)                  /* bytes of one rank's block */       \
+    X(ALLGATHER, allgather, 1024 * 1024, 128 * 1024)       /* bytes per rank */                  \
+    X(ALLGATHERV, allgatherv, 1024 * 1024, 256 * 1024)     /* largest block */                   \
+    X(REDUCE, reduce, 1024 * 1024, 8 * 1024)               /* message bytes */                   \
+    X(ALLREDUCE, allreduce, 1024 * 1024, 1024 * 1024)      /* message bytes */                   \
+    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, 1024 * 1024, 1024 * 1024) /* whole vector */   \
+    X(ALLTOALL, alltoall, 1024 * 1024, 32 * 1024)          /* bytes per rank pair */             \
     X(ALLTOALLV, alltoallv, 32 * 1024, 8 * 1024)           /* largest bytes of one rank pair */
 
 /* X(ID, MPICH default, Open MPI default of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
@@ -80,6 +90,7 @@ typedef struct nsm_config {
     size_t min[NSM_OP_COUNT]; /* NODESHM_MPI_<OP>_MIN (NSM_OP_MINS) */
     int all_off;
     size_t stage_max;
+    size_t window_max;  /* NODESHM_MPI_WINDOW_MAX: a communicator's buffer banks, per node */
     int pes_per_node;   /* 0: physical nodes */
     int spin_count;     /* -1: automatic */
     int banks;          /* NODESHM_MPI_BANKS: buffer sets a rank may run ahead into (1 or 2) */

@@ -26,7 +26,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
     if (ok) {
         PMPI_Type_get_extent(type, &lb, &extent);
         ok = lb == 0 && extent > 0 &&
-             (size_t)recvcount * (size_t)extent * (size_t)s->size <= nsm_cfg.max[NSM_OP_REDUCE_SCATTER_BLOCK];
+             (size_t)recvcount * (size_t)extent * (size_t)s->size <= s->max[NSM_OP_REDUCE_SCATTER_BLOCK];
     }
     if (!ok) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
     if (recvcount == 0) return MPI_SUCCESS;
