@@ -78,9 +78,8 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
                     if (multi)
                         nsm_unpack(dst, recvcount, recvtype, src + (size_t)s->stage_index[r] * src_stride,
                                    (size_t)b, comm);
-                    else
-                        PMPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, dst, recvcount, recvtype, 0, 0,
-                                      MPI_COMM_SELF, MPI_STATUS_IGNORE);
+                    else /* a memcpy for predefined types (a self Sendrecv cost Open MPI 0.1-0.2 us) */
+                        nsm_copy(dst, recvcount, recvtype, sendbuf, sendcount, sendtype, (size_t)b, comm);
                 }
                 continue;
             }

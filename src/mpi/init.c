@@ -13,12 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-/* Defaults (NSM_OPS in nsmpi_config.h), measured with bench/mpi_osu.c (MPICH 5.0, 2 ranks on 2
- * cores, thresholds raised): allreduce wins from 32 KiB up (4.8x at 32 KiB, 4.3x at 128 KiB) and
- * ties below; gather wins up to 32 KiB per rank (5.7x-28x) and loses at 128 KiB (0.36x); bcast
- * ties below 512 bytes, loses between 2 and 32 KiB at 2 ranks (0.55-0.66x: MPICH's two-rank bcast
- * is one shared-memory send) and wins at 128 KiB, so it is off (NODESHM_MPI_BCAST_MAX switches it
- * on; the tests do). */
+/* The thresholds' defaults and their measurements: NSM_OPS and NSM_OP_MINS in nsmpi_config.h. */
 #define NSM_DEFAULT_STAGE_MAX (4 * 1024 * 1024)
 /* A communicator's buffer banks: 2 x (1 + 8) MiB at 8 ranks with 1 MiB thresholds, so the
  * defaults are scaled down only from about 32 ranks per node */

@@ -62,20 +62,23 @@
 
 /* X(ID, MPICH default, Open MPI default of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
  * the smallest message accelerated, for ops whose MPI library is faster at small sizes; ops not
- * listed: 0.  Open MPI's rooted collectives below 512 B pipeline back-to-back calls by eager
- * sends on 2 ranks (one core each) better than our flags do (bcast 8 B 0.39x, gather 0.31x).
- * Only ops whose message size all ranks know can use one (see each op's file); gatherv and
- * scatterv send the blocks below it point to point, which under Open MPI is slower than its own
- * small gatherv (0.4-0.9x), so there they are off (MAX 0) although they win 2-4x at 0.5-16 KiB. */
+ * listed: 0.  Open MPI 5 at 2 ranks (one core each) pipelines back-to-back small scatters by eager
+ * sends better than our flags (1-256 B 0.57-0.87x; 4 and 8 ranks 1.2-2.7x), and small gathers
+ * a little (2-64 B 0.85-0.99x, 128-256 B 1.07-1.12x); broadcast and reduce win at every size
+ * there (1.05-1.6x, 1.03-2.2x at 2 ranks, 1.4-10x at 4 and 8), measured with the minimums at 0,
+ * 2 runs.  Only ops whose message size all ranks know can use one (see each op's file); gatherv
+ * and scatterv send the blocks below it point to point, which under Open MPI is slower than its
+ * own small gatherv (0.4-0.9x), so there they are off (MAX 0) although they win 2-4x at
+ * 0.5-16 KiB. */
 #define NSM_OP_MINS(X)                                                                             \
-    X(BCAST, 0, 512)                                                                               \
-    X(GATHER, 0, 512)                                                                              \
+    X(BCAST, 0, 0)                                                                                 \
+    X(GATHER, 0, 128)                                                                              \
     X(GATHERV, 0, 512)                 /* per block: smaller ones go point to point */            \
     X(SCATTER, 0, 512)                                                                             \
     X(SCATTERV, 0, 512)                /* per block: smaller ones go point to point */            \
     X(ALLGATHER, 0, 0)                                                                             \
     X(ALLGATHERV, 0, 0)                                                                            \
-    X(REDUCE, 0, 512)
+    X(REDUCE, 0, 0)
 
 enum {
 #define NSM_OP_ID(id, name, mpich, ompi) NSM_OP_##id,

@@ -6,13 +6,7 @@
  * result area.  Across nodes the leaders PMPI_Reduce the node results to the root's leader, which
  * releases its node; the root copies the result out.  Slots are reduced in node rank order.
  *
- * Defaults: src/mpi/nsmpi_config.h (Open MPI: [512 B, 4 KiB]).  Earlier, bench/mpi_osu.c, 2 cores
- * shared with other
- * jobs (load 15-22, so 4-8 rank medians are scheduler-dominated): MPICH 2 ranks nodeshm 1.2-2.2x
- * at 8 B..32 KiB.  Open MPI 2 ranks: 0.28-0.56x below 512 B (its eager sends let a loop of
- * reduces pipeline; ours meets at every call), 1.0-1.7x at 512 B..4 KiB, 0.44-0.60x from 8 KiB
- * (one receive and reduce at the root against our three passes); 8 ranks: 0.07-0.37x below 512 B,
- * 1.0-2.0x at 512 B..16 KiB.  So [512 B, 4 KiB] is what wins under both. */
+ * Defaults, and what they were measured against: src/mpi/nsmpi_config.h. */
 #include "mpi/nsmpi.h"
 
 #include <string.h>
