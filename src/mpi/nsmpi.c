@@ -45,6 +45,19 @@ void nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v)
         nsm_wait_ge(s, (const uint64_t *)((const char *)&s->lines[i] + field), v);
 }
 
+/* nsm_wait_all, returning the lowest value seen once all are >= v */
+static uint64_t nsm_wait_all_low(const nsm_state_t *s, size_t field, uint64_t v)
+{
+    uint64_t low = UINT64_MAX;
+    for (int i = 0; i < s->node_size; i++) {
+        const uint64_t *p = (const uint64_t *)((const char *)&s->lines[i] + field);
+        nsm_wait_ge(s, p, v);
+        uint64_t seen = nsm_load(p);
+        if (seen < low) low = seen;
+    }
+    return low;
+}
+
 void nsm_count_accelerated(void) { __atomic_fetch_add(&nsm_accelerated, 1, __ATOMIC_RELAXED); }
 
 uint64_t nsm_use_buffers(nsm_state_t *s, uint64_t seq, size_t need)
@@ -69,7 +82,9 @@ uint64_t nsm_begin_sized(nsm_state_t *s, size_t need)
 {
     nsm_count_accelerated();
     uint64_t seq = ++s->seq, reused = nsm_use_buffers(s, seq, need);
-    if (seq > reused) nsm_wait_all(s, NSM_F_DONE, seq - reused);
+    /* done flags only grow: the lowest one seen covers every later need up to it, so a rank
+     * running ahead in the small ring reads its peers' lines about once per ring, not per call */
+    if (seq > reused && seq - reused > s->done_seen) s->done_seen = nsm_wait_all_low(s, NSM_F_DONE, seq - reused);
     return seq;
 }
 
@@ -382,6 +397,7 @@ int nsm_is_named(MPI_Datatype type)
 
 int nsm_is_dense(MPI_Datatype type)
 {
+    if (nsm_known_size(type)) return 1; /* those are dense: no 3 calls into the library */
     if (!nsm_is_named(type)) return 0;
     int tsize;
     MPI_Aint lb, extent;

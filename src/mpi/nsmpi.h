@@ -61,6 +61,7 @@ typedef struct nsm_state {
      * window would exceed NODESHM_MPI_WINDOW_MAX (nsmpi.c); the same on every rank. */
     size_t max[NSM_OP_COUNT];
     uint64_t seq;                  /* accelerated operations so far on this communicator */
+    uint64_t done_seen;            /* every node rank's done flag was at least this (nsm_begin) */
     /* alltoallv: calls still to hand straight to the MPI library since the last vote found a
      * block too big, and how many the next too-big vote skips (alltoall.c; the same on every
      * rank, as every rank saw the same votes) */

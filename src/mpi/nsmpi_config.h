@@ -72,9 +72,9 @@
  * 0.5-16 KiB. */
 #define NSM_OP_MINS(X)                                                                             \
     X(BCAST, 0, 0)                                                                                 \
-    X(GATHER, 0, 128)                                                                              \
+    X(GATHER, 0, 0)                                                                                \
     X(GATHERV, 0, 512)                 /* per block: smaller ones go point to point */            \
-    X(SCATTER, 0, 512)                                                                             \
+    X(SCATTER, 0, 128)                                                                             \
     X(SCATTERV, 0, 512)                /* per block: smaller ones go point to point */            \
     X(ALLGATHER, 0, 0)                                                                             \
     X(ALLGATHERV, 0, 0)                                                                            \
