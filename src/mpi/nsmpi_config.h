@@ -63,13 +63,12 @@
 /* X(ID, MPICH default, Open MPI default of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
  * the smallest message accelerated, for ops whose MPI library is faster at small sizes; ops not
  * listed: 0.  Open MPI 5 at 2 ranks (one core each) pipelines back-to-back small scatters by eager
- * sends better than our flags (1-256 B 0.57-0.87x; 4 and 8 ranks 1.2-2.7x), and small gathers
- * a little (2-64 B 0.85-0.99x, 128-256 B 1.07-1.12x); broadcast and reduce win at every size
- * there (1.05-1.6x, 1.03-2.2x at 2 ranks, 1.4-10x at 4 and 8), measured with the minimums at 0,
- * 2 runs.  Only ops whose message size all ranks know can use one (see each op's file); gatherv
- * and scatterv send the blocks below it point to point, which under Open MPI is slower than its
- * own small gatherv (0.4-0.9x), so there they are off (MAX 0) although they win 2-4x at
- * 0.5-16 KiB. */
+ * sends about as well as our flags (1-64 B 0.87-1.15x, 128 B on 1.36-1.69x; 4 and 8 ranks
+ * 1.9-3.7x); broadcast, gather and reduce win at every size (2 ranks 1.3-2.5x, 4 and 8 ranks
+ * 1.5-10x), measured with the minimums at 0, 2 runs.  Only ops whose message size all ranks know
+ * can use one (see each op's file); gatherv and scatterv send the blocks below it point to point,
+ * which under Open MPI is slower than its own small gatherv (0.4-0.9x), so there they are off
+ * (MAX 0) although they win 2-4x at 0.5-16 KiB. */
 #define NSM_OP_MINS(X)                                                                             \
     X(BCAST, 0, 0)                                                                                 \
     X(GATHER, 0, 0)                                                                                \
