@@ -35,46 +35,51 @@
 
 /* X(ID, name, MPICH default, Open MPI default of NODESHM_MPI_<NAME>_MAX in bytes): one row per
  * intercepted collective; 0 leaves the op to the MPI library.  Measured with bench/mpi_osu.c
- * (thresholds raised to 1 MiB, 2 runs, and 2 full runs of the defaults, 2 cores): the largest
+ * (thresholds raised to 1 MiB, 2 runs, and 3 full runs of the defaults, 2 cores): the largest
  * size up to which nodeshm was >= 0.95x of the library at every size and rank count in every
  * run, a step below where it first lost.  Open MPI 5.0: 2, 4 and 8 ranks.  MPICH 5.0: 2 ranks;
  * at 4 and 8 ranks on 2 cores MPICH's busy polling makes both columns milliseconds of noise.
- * This VM has slow phases in which the two copies through the window lose to the libraries'
- * own large-message paths at 2 ranks (Open MPI allgather 16-128 KiB 0.46-0.89x, alltoall
- * 16-32 KiB 0.66-0.82x; MPICH gather 64-512 KiB 0.67-0.88x, scatter 64 KiB-1 MiB 0.41-0.62x)
- * while quiet runs of the same sizes give 1.1-2.6x; the thresholds stop below those losses.
+ * This VM has slow phases (it seems throttled after heavy use) in which 2-rank runs of the
+ * node-aware paths, which need both processes running, lose to the libraries' single-copy and
+ * eager paths, which let one side go on alone: Open MPI gather 16 KiB-1 MiB 0.56-0.90x (quiet
+ * runs 1.6-2.8x), bcast 32-64 KiB 0.54-0.76x, allgather(v) 16-128 KiB 0.46-0.89x, alltoall
+ * 16-32 KiB 0.66-0.82x; MPICH gather 64-512 KiB 0.67-0.88x, scatter 64 KiB-1 MiB 0.41-0.62x
+ * (quiet 1.6-2.6x).  The defaults stop below those losses, which under Open MPI leaves its
+ * rooted and all-to-all ops where they were; small messages can lose in those phases too
+ * (allreduce, reduce_scatter_block, alltoallv at 8-256 B 0.75-0.9x; 1.5-2.5x when quiet).
  * Alltoallv's threshold is also its matrix's block stride (alltoall.c), so it stays small
  * enough for 8 ranks' matrix to fit. */
 #define NSM_OPS(X)                                                                                 \
     X(BARRIER, barrier, 0, 0)                              /* no size */                         \
-    X(BCAST, bcast, 128 * 1024, 64 * 1024)                 /* message bytes */                   \
-    X(GATHER, gather, 32 * 1024, 1024 * 1024)             /* bytes per rank */                  \
+    X(BCAST, bcast, 128 * 1024, 32 * 1024)                 /* message bytes */                   \
+    X(GATHER, gather, 32 * 1024, 16 * 1024)               /* bytes per rank */                  \
     X(GATHERV, gatherv, 128 * 1024, 0)                     /* bytes of one rank's block */       \
     X(SCATTER, scatter, 16 * 1024, 16 * 1024)              /* bytes per rank */                  \
     X(SCATTERV, scatterv, 16 * 1024, 0)                    /* bytes of one rank's block */       \
     X(ALLGATHER, allgather, 1024 * 1024, 8 * 1024)         /* bytes per rank */                  \
     X(ALLGATHERV, allgatherv, 1024 * 1024, 8 * 1024)       /* largest block */                   \
     X(REDUCE, reduce, 4 * 1024, 4 * 1024)                  /* message bytes */                   \
-    X(ALLREDUCE, allreduce, 1024 * 1024, 1024 * 1024)      /* message bytes */                   \
+    X(ALLREDUCE, allreduce, 1024 * 1024, 512 * 1024)       /* message bytes */                   \
     X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, 256 * 1024, 1024 * 1024) /* whole vector */    \
     X(ALLTOALL, alltoall, 32 * 1024, 8 * 1024)             /* bytes per rank pair */             \
     X(ALLTOALLV, alltoallv, 32 * 1024, 8 * 1024)           /* largest bytes of one rank pair */
 
 /* X(ID, MPICH default, Open MPI default of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
  * the smallest message accelerated, for ops whose MPI library is faster at small sizes; ops not
- * listed: 0.  Open MPI 5 at 2 ranks (one core each) pipelines back-to-back small scatters and
- * reduces by eager sends about as well as our flags: quiet runs 0.87-1.15x (scatter 1-64 B) and
- * 1.03-2.2x (reduce), slow phases (see NSM_OPS) 0.86x (scatter 128 B) and 0.68-0.94x (reduce
- * 8-256 B); broadcast and gather win at every size in every run (2 ranks 1.3-2.5x, 4 and 8
- * ranks 1.5-10x).  Only ops whose message size all ranks know can use one (see each op's file);
- * gatherv and scatterv send the blocks below it point to point, which under Open MPI is slower
- * than its own small gatherv (0.4-0.9x), so there they are off (MAX 0) although they win 2-4x at
- * 0.5-16 KiB. */
+ * listed: 0.  Open MPI 5 at 2 ranks (one core each) pipelines back-to-back small rooted calls by
+ * eager sends: quiet runs 0.87-1.15x (scatter 1-64 B), 1.03-2.2x (reduce), 1.3-2.5x (bcast,
+ * gather); slow phases (see NSM_OPS) 0.68-0.94x (reduce 8-256 B), 0.69-0.92x (bcast 1-8 B,
+ * gather 2-8 B), 0.86x (scatter 128 B).  At 4 and 8 ranks they win 1.5-10x from 1 B, but the
+ * threshold cannot depend on the rank count without a measurement per count, so below 512 B
+ * they stay with Open MPI.  Only ops whose message size all ranks know can use one (see each
+ * op's file); gatherv and scatterv send the blocks below it point to point, which under Open MPI
+ * is slower than its own small gatherv (0.4-0.9x), so there they are off (MAX 0) although they
+ * win 2-4x at 0.5-16 KiB. */
 #define NSM_OP_MINS(X)                                                                             \
-    X(BCAST, 0, 0)                                                                                 \
-    X(GATHER, 0, 0)                                                                                \
+    X(BCAST, 0, 512)                                                                               \
+    X(GATHER, 0, 512)                                                                              \
     X(GATHERV, 0, 512)                 /* per block: smaller ones go point to point */            \
-    X(SCATTER, 0, 256)                                                                             \
+    X(SCATTER, 0, 512)                                                                             \
     X(SCATTERV, 0, 512)                /* per block: smaller ones go point to point */            \
     X(ALLGATHER, 0, 0)                                                                             \
     X(ALLGATHERV, 0, 0)                                                                            \
