@@ -9,11 +9,14 @@
  *                 the buffer it is about to overwrite
  *   nodeshm_sync  the same data in two halves, but one nodeshm_shared_sync (a node barrier) per
  *                 step
+ *   compute       a reference, not a competitor: the same fills, and rank 0's validation of a
+ *                 copy of all blocks that it wrote itself (nothing moves between ranks): the
+ *                 compute every mechanism pays, so the part of a step above it is data movement
  * Needs all ranks on one node (rank 0 reads everything in place).  Time per step: each
  * repetition runs all steps, max over ranks; median (min, max) over repetitions.
  *
  * Usage: mpi_seed_gather [-m bytes_per_rank] [-i steps] [-x warmup_steps] [-f] [--csv]
- *                        [-r repetitions] [-d depth] [-o mpi_lib,nodeshm,nodeshm_sync]
+ *                        [-r repetitions] [-d depth] [-o mpi_lib,nodeshm,nodeshm_sync,compute]
  * Defaults: 80000 bytes (10,000 doubles), 512 steps, 5 repetitions (NODESHM_BENCH_REPS);
  * NODESHM_BENCH_QUICK=1: 1000 doubles, 16 steps, 3 repetitions.
  * CSV rows: test seed_gather, bytes = bytes per rank, param = steps. */
@@ -24,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *prog = "mpi_seed_gather";
 
@@ -47,6 +51,9 @@ typedef struct run {
     int depth;           /* nodeshm: buffers per rank in the node-shared region (-d) */
     double **peer;       /* [size] each rank's `depth` buffers in the node-shared region */
     double *local, *all; /* mpi_lib: my block, rank 0's gathered copy */
+    double *own;         /* compute: rank 0's own copy of all blocks of step 0 */
+    nodeshm_shared_t flag; /* compute: rank 0's done word, node-shared */
+    uint64_t *compute_done, compute_epoch;
     uint64_t epoch;      /* nodeshm: epochs grow across repetitions */
     long bad;
 } run_t;
@@ -92,6 +99,23 @@ static void steps_nodeshm_sync(run_t *r, long first, long steps)
     nodeshm_shared_sync(r->h);
 }
 
+static void steps_compute(run_t *r, long first, long steps)
+{
+    for (long s = first; s < first + steps; s++) {
+        fill(r->local, s, r->rank, r->n);
+        if (r->rank == 0)
+            for (int q = 0; q < r->size; q++) r->bad += validate(r->own + (size_t)q * r->n, 0, q, r->n);
+    }
+    /* the others wait for rank 0 asleep: waiting ranks that spin, yield or poll in the MPI library
+     * (MPICH does, 8 ranks on 2 cores) would take a share of rank 0's core and make the reference
+     * slower than the mechanisms it is the floor of */
+    uint64_t *done = r->compute_done, e = ++r->compute_epoch;
+    if (r->rank == 0)
+        __atomic_store_n(done, e, __ATOMIC_RELEASE);
+    else
+        while (__atomic_load_n(done, __ATOMIC_ACQUIRE) < e) usleep(500); /* <= 1 us per step of 512 */
+}
+
 typedef struct mech {
     const char *name, *label;
     void (*fn)(run_t *, long, long);
@@ -101,7 +125,9 @@ static const mech_t mechs[] = {
     {"mpi_lib", "MPI_Gather (MPI library)", steps_mpi_lib},
     {"nodeshm", "node-shared, publish/wait", steps_nodeshm},
     {"nodeshm_sync", "node-shared, sync per step", steps_nodeshm_sync},
+    {"compute", "compute only (reference)", steps_compute},
 };
+#define COMPUTE (NMECH - 1) /* a reference: no speedup against it */
 #define NMECH (int)(sizeof mechs / sizeof *mechs)
 
 typedef struct extra_opts {
@@ -145,7 +171,7 @@ int main(int argc, char **argv)
     bench_opts_t o;
     extra_opts_t x = {0, 2, NULL};
     int rc = bench_parse(argc, argv, prog, r.rank, &o, extra, &x,
-                         "[-r repetitions] [-d depth] [-o mpi_lib,nodeshm,nodeshm_sync]   (-m: bytes "
+                         "[-r repetitions] [-d depth] [-o mpi_lib,nodeshm,nodeshm_sync,compute]   (-m: bytes "
                          "per rank, -i: steps, -d: buffers per rank for nodeshm, >= 2)");
     if (!rc) rc = bench_cold_refuse(&o, prog, r.rank, "the seed scenario is the application's own");
     if (rc) {
@@ -177,8 +203,14 @@ int main(int argc, char **argv)
     for (int q = 0; q < r.size; q++) r.peer[q] = nodeshm_shared_ptr(r.h, q, NULL);
     r.local = malloc(bytes);
     r.all = r.rank == 0 ? malloc(bytes * (size_t)r.size) : NULL;
+    r.own = r.rank == 0 ? malloc(bytes * (size_t)r.size) : NULL;
+    nodeshm_shared_alloc(MPI_COMM_WORLD, r.rank == 0 ? 64 : 0, &r.flag);
+    r.compute_done = nodeshm_shared_ptr(r.flag, 0, NULL);
+    if (r.rank == 0) *r.compute_done = 0;
+    nodeshm_shared_sync(r.flag);
+    for (int q = 0; r.own && q < r.size; q++) fill(r.own + (size_t)q * r.n, 0, q, r.n);
     double(*t)[64] = calloc(NMECH, sizeof *t);
-    if (!r.peer || !r.local || (r.rank == 0 && !r.all) || !t) {
+    if (!r.peer || !r.local || (r.rank == 0 && (!r.all || !r.own)) || !t) {
         fprintf(stderr, "%s: out of memory\n", prog);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -227,17 +259,22 @@ int main(int argc, char **argv)
             }
         }
         if (!o.csv && selected(x.only, "mpi_lib"))
-            for (int m = 1; m < NMECH; m++)
+            for (int m = 1; m < COMPUTE; m++)
                 if (selected(x.only, mechs[m].name))
                     printf("speedup %s / mpi_lib: %.2fx%s\n", mechs[m].name, st[0].median / st[m].median,
                            m == 1 ? " (target >= 3x)" : "");
+        if (!o.csv && selected(x.only, "mpi_lib") && selected(x.only, "nodeshm") && selected(x.only, "compute"))
+            printf("above the compute: mpi_lib %.1f us, nodeshm %.1f us per step\n",
+                   (st[0].median - st[COMPUTE].median) * 1e6, (st[1].median - st[COMPUTE].median) * 1e6);
         if (bad) fprintf(stderr, "%s: %ld values wrong\n", prog, bad);
         fflush(stdout);
     }
     free(t);
     free(r.all);
+    free(r.own);
     free(r.local);
     free(r.peer);
+    nodeshm_shared_free(&r.flag);
     nodeshm_shared_free(&r.h);
     MPI_Finalize();
     return r.rank == 0 && bad ? 1 : 0;
