@@ -39,20 +39,11 @@ long nodeshm_mpi_accelerated(void) { return __atomic_load_n(&nsm_accelerated, __
 
 /* ---------------------------------------------------------------- waiting and flags */
 
-void nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v)
-{
-    for (int i = 0; i < s->node_size; i++)
-        nsm_wait_ge(s, (const uint64_t *)((const char *)&s->lines[i] + field), v);
-}
-
-/* nsm_wait_all, returning the lowest value seen once all are >= v */
-static uint64_t nsm_wait_all_low(const nsm_state_t *s, size_t field, uint64_t v)
+uint64_t nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v)
 {
     uint64_t low = UINT64_MAX;
     for (int i = 0; i < s->node_size; i++) {
-        const uint64_t *p = (const uint64_t *)((const char *)&s->lines[i] + field);
-        nsm_wait_ge(s, p, v);
-        uint64_t seen = nsm_load(p);
+        uint64_t seen = nsm_wait_ge(s, (const uint64_t *)((const char *)&s->lines[i] + field), v);
         if (seen < low) low = seen;
     }
     return low;
@@ -84,7 +75,7 @@ uint64_t nsm_begin_sized(nsm_state_t *s, size_t need)
     uint64_t seq = ++s->seq, reused = nsm_use_buffers(s, seq, need);
     /* done flags only grow: the lowest one seen covers every later need up to it, so a rank
      * running ahead in the small ring reads its peers' lines about once per ring, not per call */
-    if (seq > reused && seq - reused > s->done_seen) s->done_seen = nsm_wait_all_low(s, NSM_F_DONE, seq - reused);
+    if (seq > reused && seq - reused > s->done_seen) s->done_seen = nsm_wait_all(s, NSM_F_DONE, seq - reused);
     return seq;
 }
 

@@ -82,11 +82,13 @@ void nsm_node_barrier_all(nsm_state_t *s);  /* node barrier + leaders' PMPI_Barr
 static inline uint64_t nsm_load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static inline void nsm_store(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 
-/* Spin briefly, then yield the core (the rank we wait for may need it: 8 ranks on 2 cores). */
-static inline void nsm_wait_ge(const nsm_state_t *s, const uint64_t *p, uint64_t v)
+/* Spin briefly, then yield the core (the rank we wait for may need it: 8 ranks on 2 cores).
+ * Returns the value that ended the wait. */
+static inline uint64_t nsm_wait_ge(const nsm_state_t *s, const uint64_t *p, uint64_t v)
 {
     unsigned spins = 0;
-    while (nsm_load(p) < v) {
+    uint64_t seen;
+    while ((seen = nsm_load(p)) < v) {
         if (spins < (unsigned)s->spin_limit) {
             spins++;
             nodeshm_cpu_relax();
@@ -94,6 +96,7 @@ static inline void nsm_wait_ge(const nsm_state_t *s, const uint64_t *p, uint64_t
             sched_yield();
         }
     }
+    return seen;
 }
 
 #define NSM_F_ARRIVE offsetof(nsm_line_t, arrive)
@@ -102,8 +105,9 @@ static inline void nsm_wait_ge(const nsm_state_t *s, const uint64_t *p, uint64_t
 #define NSM_MY(s) (&(s)->lines[(s)->node_rank])
 #define NSM_RELEASE(s) (&(s)->lines[(s)->node_size].arrive) /* the leader's release line */
 
-/* Waits until field `field` (NSM_F_*) of every node rank's line is >= v. */
-void nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v);
+/* Waits until field `field` (NSM_F_*) of every node rank's line is >= v; returns the lowest
+ * value it then saw (flags only grow: all stay >= it). */
+uint64_t nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v);
 /* Points result/slots/stage at the buffers of operation seq: its small-ring bank when the
  * operation needs at most ring_slot bytes of result area and of each slot (`need`, the same on
  * every rank) on a one-node communicator, else its bank; returns how many operations back the

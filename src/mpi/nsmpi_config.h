@@ -44,15 +44,16 @@
  * eager paths, which let one side go on alone: Open MPI gather 16 KiB-1 MiB 0.56-0.90x (quiet
  * runs 1.6-2.8x), bcast 32-64 KiB 0.54-0.76x, allgather(v) 16-128 KiB 0.46-0.89x, alltoall
  * 16-32 KiB 0.66-0.82x; MPICH gather 32-512 KiB 0.67-0.93x, gatherv 64-128 KiB 0.66-0.73x,
- * scatter 64 KiB-1 MiB 0.41-0.62x (quiet 1.6-2.6x).  The defaults stop below those losses, which under Open MPI leaves its
- * rooted and all-to-all ops where they were; small messages can lose in those phases too
- * (allreduce, reduce_scatter_block, alltoallv at 8-256 B 0.75-0.9x; 1.5-2.5x when quiet).
+ * scatter 64 KiB-1 MiB 0.41-0.62x (quiet 1.6-2.6x).  The defaults stop below those losses,
+ * which under Open MPI leaves its rooted and all-to-all ops where they were; small messages can
+ * lose in those phases too (allreduce, reduce_scatter_block, alltoallv at 8-256 B 0.75-0.9x;
+ * 1.5-2.5x when quiet).
  * Alltoallv's threshold is also its matrix's block stride (alltoall.c), so it stays small
  * enough for 8 ranks' matrix to fit. */
 #define NSM_OPS(X)                                                                                 \
     X(BARRIER, barrier, 0, 0)                              /* no size */                         \
     X(BCAST, bcast, 128 * 1024, 32 * 1024)                 /* message bytes */                   \
-    X(GATHER, gather, 16 * 1024, 16 * 1024)               /* bytes per rank */                  \
+    X(GATHER, gather, 16 * 1024, 16 * 1024)                /* bytes per rank */                  \
     X(GATHERV, gatherv, 32 * 1024, 0)                      /* bytes of one rank's block */       \
     X(SCATTER, scatter, 16 * 1024, 16 * 1024)              /* bytes per rank */                  \
     X(SCATTERV, scatterv, 16 * 1024, 0)                    /* bytes of one rank's block */       \
