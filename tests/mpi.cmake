@@ -52,6 +52,17 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
     ENVIRONMENT "NODESHM_PES_PER_NODE=2;${accel_env}")
   # without the interposer the plain program must see none
   nodeshm_add_mpi_test(NAME mpi_coll_plain NP 2 ARGS --expect-none)
+
+  # where the lower bounds hold: defaults only with at most 2 ranks on every node, set ones
+  # everywhere (tests/mpi_min_scope.c computes what to expect from the same environment)
+  add_executable(nodeshm_t_mpi_min_scope mpi_min_scope.c)
+  set_target_properties(nodeshm_t_mpi_min_scope PROPERTIES OUTPUT_NAME mpi_min_scope)
+  target_link_libraries(nodeshm_t_mpi_min_scope PRIVATE nodeshm_mpi)
+  nodeshm_add_mpi_test(NAME mpi_min_scope NP 2 4)
+  nodeshm_add_mpi_test(NAME mpi_min_scope NP 4 PES_PER_NODE 2)
+  nodeshm_add_mpi_test(NAME mpi_min_scope NP 5 PES_PER_NODE 3)
+  nodeshm_add_mpi_test(NAME mpi_min_scope NP 4 SUFFIX _set
+                       ENV NODESHM_MPI_BCAST_MIN=512 NODESHM_MPI_REDUCE_MIN=0 NODESHM_MPI_SCATTER_MIN=16)
 endif()
 
 # node-shared data (include/nodeshm.h)

@@ -58,7 +58,7 @@ typedef struct {
 typedef struct { double v; int i; } di_t;
 typedef struct { int v; int i; } ii_t;
 
-static tinfo_t types[] = {
+static tinfo_t __attribute__((unused)) types[] = {
     {MPI_INT, "int", K_INT, sizeof(int)},
     {MPI_SHORT, "short", K_INT, sizeof(short)},
     {MPI_LONG_LONG, "long long", K_INT, sizeof(long long)},
@@ -82,7 +82,7 @@ static void set_int(void *p, const tinfo_t *t, long long v)
 }
 
 /* Fills n elements for op: values that keep integer results exact and floats tame. */
-static void fill(void *buf, const tinfo_t *t, int n, MPI_Op op)
+static void __attribute__((unused)) fill(void *buf, const tinfo_t *t, int n, MPI_Op op)
 {
     char *p = buf;
     for (int i = 0; i < n; i++, p += t->size) {
@@ -121,7 +121,7 @@ static void fill(void *buf, const tinfo_t *t, int n, MPI_Op op)
 }
 
 /* Element i of a and b agree: bitwise unless `tol` (floats, relative to `scale`). */
-static int same(const void *a, const void *b, const tinfo_t *t, int n, double tol, int *where)
+static int __attribute__((unused)) same(const void *a, const void *b, const tinfo_t *t, int n, double tol, int *where)
 {
     const char *x = a, *y = b;
     for (int i = 0; i < n; i++, x += t->size, y += t->size) {
@@ -146,7 +146,7 @@ static int same(const void *a, const void *b, const tinfo_t *t, int n, double to
     return 1;
 }
 
-static int op_fits(MPI_Op op, enum kind k)
+static int __attribute__((unused)) op_fits(MPI_Op op, enum kind k)
 {
     if (k == K_PAIR_DI || k == K_PAIR_II) return op == MPI_MAXLOC || op == MPI_MINLOC;
     if (op == MPI_MAXLOC || op == MPI_MINLOC) return 0;

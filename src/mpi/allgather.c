@@ -104,7 +104,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     size_t max = nsm_op_max(NSM_OP_ALLGATHER);
     nsm_state_t *s = max ? nsm_get_state(comm) : NULL;
     long long b = s ? nsm_bytes(recvcount, recvtype) : -1;
-    if (b < 0 || (size_t)b > s->max[NSM_OP_ALLGATHER] || (size_t)b < nsm_op_min(NSM_OP_ALLGATHER) ||
+    if (b < 0 || (size_t)b > s->max[NSM_OP_ALLGATHER] || (size_t)b < s->min[NSM_OP_ALLGATHER] ||
         (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->stage_bytes))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     if (b == 0) return MPI_SUCCESS;
@@ -130,7 +130,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         if (n > largest) largest = n;
         total += n;
     }
-    if (t < 0 || largest > s->max[NSM_OP_ALLGATHERV] || largest < nsm_op_min(NSM_OP_ALLGATHERV) ||
+    if (t < 0 || largest > s->max[NSM_OP_ALLGATHERV] || largest < s->min[NSM_OP_ALLGATHERV] ||
         (s->n_nodes > 1 && total > s->stage_bytes))
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     if (total == 0) return MPI_SUCCESS;

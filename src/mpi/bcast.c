@@ -13,7 +13,8 @@ NSM_BODY int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root
         (bytes > 0 && (size_t)bytes < nsm_op_min(NSM_OP_BCAST)))
         return PMPI_Bcast(buf, count, type, root, comm);
     nsm_state_t *s = nsm_get_state(comm);
-    if (!s || root < 0 || root >= s->size || (size_t)bytes > s->max[NSM_OP_BCAST])
+    if (!s || root < 0 || root >= s->size || (size_t)bytes > s->max[NSM_OP_BCAST] ||
+        (bytes > 0 && (size_t)bytes < s->min[NSM_OP_BCAST]))
         return PMPI_Bcast(buf, count, type, root, comm);
     if (bytes == 0) return MPI_SUCCESS;
     uint64_t seq = nsm_begin_sized(s, (size_t)bytes);

@@ -22,7 +22,7 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
         /* block bytes: the type signatures agree, so every rank computes the same value */
         b = (rank == root && sendbuf == MPI_IN_PLACE) ? nsm_bytes(recvcount, recvtype)
                                                       : nsm_bytes(sendcount, sendtype);
-        if (b > (long long)s->max[NSM_OP_GATHER] || (b > 0 && (size_t)b < nsm_op_min(NSM_OP_GATHER)) ||
+        if (b > (long long)s->max[NSM_OP_GATHER] || (b > 0 && (size_t)b < s->min[NSM_OP_GATHER]) ||
             (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->stage_bytes))
             b = -1;
     }

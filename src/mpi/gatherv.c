@@ -54,7 +54,7 @@ NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatyp
     if (mine < 0) return nsm_bad_arg(comm, "MPI_Gatherv", "sendcount (or sendtype)", sendcount);
 
     /* a block goes through its sender's slot when lo <= bytes <= max, else point to point */
-    const size_t lo = nsm_op_min(NSM_OP_GATHERV);
+    const size_t lo = s->min[NSM_OP_GATHERV];
 #define VIA_SLOT(n) ((n) > 0 && (n) >= lo && (n) <= max)
     if (!at_root) {
         if (!VIA_SLOT((size_t)mine)) {

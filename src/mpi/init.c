@@ -103,7 +103,11 @@ void nsm_load_config(void)
         char var[64];
         snprintf(var, sizeof var, "NODESHM_MPI_%s_MIN", names[i]);
         for (char *c = var; *c; c++) *c = (char)toupper((unsigned char)*c);
+        nsm_cfg.min_everywhere[i] = nodeshm_getenv(var) != NULL;
         nsm_cfg.min[i] = nsm_env_size(var, nsm_cfg.min[i]);
+        /* until nsm_scope_mins knows MPI_COMM_WORLD's nodes, a default bound is checked only
+         * after the state lookup */
+        nsm_cfg.min_pre[i] = nsm_cfg.min_everywhere[i] ? nsm_cfg.min[i] : 0;
     }
     nsm_cfg.stage_max = nsm_env_size("NODESHM_MPI_STAGE_MAX", NSM_DEFAULT_STAGE_MAX);
     nsm_cfg.window_max = nsm_env_size("NODESHM_MPI_WINDOW_MAX", NSM_DEFAULT_WINDOW_MAX);
@@ -119,11 +123,33 @@ void nsm_load_config(void)
     nsm_cfg.loaded = 1;
 }
 
+/* The default lower bounds hold only for communicators with at most 2 ranks on every node
+ * (NSM_OP_MINS).  When MPI_COMM_WORLD has no more, no communicator has: the bounds can then be
+ * checked before any state lookup, so that a small call left to the MPI library costs no
+ * attribute lookup.  Collective: at MPI_Init. */
+void nsm_scope_mins(void)
+{
+    int needed = 0;
+    for (int i = 0; i < NSM_OP_COUNT; i++) needed |= !nsm_cfg.min_everywhere[i] && nsm_cfg.min[i] > 0;
+    if (!needed || nsm_cfg.all_off) return;
+    MPI_Comm node;
+    int node_size, largest;
+    nsm_split_node(MPI_COMM_WORLD, &node, NULL);
+    PMPI_Comm_size(node, &node_size);
+    PMPI_Comm_free(&node);
+    PMPI_Allreduce(&node_size, &largest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    for (int i = 0; i < NSM_OP_COUNT; i++)
+        if (nsm_cfg.min_everywhere[i] || largest <= 2) nsm_cfg.min_pre[i] = nsm_cfg.min[i];
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
     nsm_load_config();
     int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS) nsm_setup_keyval();
+    if (rc == MPI_SUCCESS) {
+        nsm_setup_keyval();
+        nsm_scope_mins();
+    }
     return rc;
 }
 
@@ -131,7 +157,10 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     nsm_load_config();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) nsm_setup_keyval();
+    if (rc == MPI_SUCCESS) {
+        nsm_setup_keyval();
+        nsm_scope_mins();
+    }
     return rc;
 }
 

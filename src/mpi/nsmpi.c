@@ -219,6 +219,23 @@ static void nsm_fit_window(nsm_state_t *s)
     (void)nsm_size_buffers(s, s->node_size);
 }
 
+void nsm_split_node(MPI_Comm comm, MPI_Comm *node, int *physical_size)
+{
+    MPI_Comm physical;
+    int rank, local, size;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &physical);
+    PMPI_Comm_size(physical, &size);
+    PMPI_Comm_rank(physical, &local);
+    if (physical_size) *physical_size = size;
+    if (nsm_cfg.pes_per_node > 0) {
+        PMPI_Comm_split(physical, local / nsm_cfg.pes_per_node, local, node);
+        PMPI_Comm_free(&physical);
+    } else {
+        *node = physical;
+    }
+}
+
 static nsm_state_t *nsm_create_state(MPI_Comm comm)
 {
     nsm_state_t *s = calloc(1, sizeof *s);
@@ -228,17 +245,8 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
     PMPI_Comm_rank(comm, &s->rank);
     PMPI_Comm_size(comm, &s->size);
 
-    MPI_Comm physical;
-    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &physical);
-    int physical_size, local;
-    PMPI_Comm_size(physical, &physical_size);
-    PMPI_Comm_rank(physical, &local);
-    if (nsm_cfg.pes_per_node > 0) {
-        PMPI_Comm_split(physical, local / nsm_cfg.pes_per_node, local, &s->node);
-        PMPI_Comm_free(&physical);
-    } else {
-        s->node = physical;
-    }
+    int physical_size;
+    nsm_split_node(comm, &s->node, &physical_size);
     PMPI_Comm_rank(s->node, &s->node_rank);
     PMPI_Comm_size(s->node, &s->node_size);
     PMPI_Comm_split(comm, s->node_rank == 0 ? 0 : MPI_UNDEFINED, s->rank, &s->leaders);
@@ -259,6 +267,8 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
     PMPI_Allreduce(agree, agreed, 3, MPI_LONG, MPI_MAX, comm);
     s->id = agreed[0] << 31 | agreed[2];
     s->max_node_size = (int)agreed[1];
+    for (int i = 0; i < NSM_OP_COUNT; i++)
+        s->min[i] = nsm_cfg.min_everywhere[i] || s->max_node_size <= 2 ? nsm_cfg.min[i] : 0;
     long seen = __atomic_load_n(&nsm_counter, __ATOMIC_RELAXED); /* keep the largest count */
     while (seen < agreed[0] &&
            !__atomic_compare_exchange_n(&nsm_counter, &seen, agreed[0], 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {

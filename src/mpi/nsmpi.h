@@ -60,6 +60,9 @@ typedef struct nsm_state {
     /* The ops' thresholds on this communicator: NODESHM_MPI_<OP>_MAX, scaled down when the
      * window would exceed NODESHM_MPI_WINDOW_MAX (nsmpi.c); the same on every rank. */
     size_t max[NSM_OP_COUNT];
+    /* Their lower bounds here: a set NODESHM_MPI_<OP>_MIN, or the default where every node has
+     * at most 2 of the ranks (NSM_OP_MINS), else 0; the same on every rank. */
+    size_t min[NSM_OP_COUNT];
     uint64_t seq;                  /* accelerated operations so far on this communicator */
     uint64_t done_seen;            /* every node rank's done flag was at least this (nsm_begin) */
     /* alltoallv: calls still to hand straight to the MPI library since the last vote found a
@@ -73,6 +76,9 @@ typedef struct nsm_state {
 /* Collective over comm at first call; NULL when comm gets no acceleration (intercomm, size 1,
  * not initialized...). */
 nsm_state_t *nsm_get_state(MPI_Comm comm);
+/* comm's ranks on this node, or on this pseudo-node (NODESHM_PES_PER_NODE): a new
+ * communicator; *physical_size (if not NULL): the ranks on the physical node.  Collective. */
+void nsm_split_node(MPI_Comm comm, MPI_Comm *node, int *physical_size);
 /* Node barrier over the state's node with flags; full memory fence both sides. */
 void nsm_node_barrier(nsm_state_t *s);
 void nsm_node_barrier_all(nsm_state_t *s);  /* node barrier + leaders' PMPI_Barrier: comm barrier */

@@ -5,7 +5,8 @@
  *   NODESHM_MPI_<OP>_MAX                           largest message accelerated (bytes, k/m suffix;
  *                                                  what "message" means is said per op below)
  *   NODESHM_MPI_<OP>_MIN                           smallest message accelerated, for the ops of
- *                                                  NSM_OP_MINS
+ *                                                  NSM_OP_MINS (set: on every communicator;
+ *                                                  the defaults: see there)
  *   NODESHM_MPI_STAGE_MAX                          between nodes: leaders' staging bytes cap
  *   NODESHM_MPI_WINDOW_MAX (64m)                   a communicator's shared buffers per node: the
  *                                                  thresholds of a communicator whose buffers
@@ -70,12 +71,12 @@
  * listed: 0.  Open MPI 5 at 2 ranks (one core each) pipelines back-to-back small rooted calls by
  * eager sends: quiet runs 0.87-1.15x (scatter 1-64 B), 1.03-2.2x (reduce), 1.3-2.5x (bcast,
  * gather); slow phases (see NSM_OPS) 0.68-0.94x (reduce 8-256 B), 0.69-0.92x (bcast 1-8 B,
- * gather 2-8 B), 0.86x (scatter 128 B).  At 4 and 8 ranks they win 1.5-10x from 1 B, but the
- * threshold cannot depend on the rank count without a measurement per count, so below 512 B
- * they stay with Open MPI.  Only ops whose message size all ranks know can use one (see each
- * op's file); gatherv and scatterv send the blocks below it point to point, which under Open MPI
- * is slower than its own small gatherv (0.4-0.9x), so there they are off (MAX 0) although they
- * win 2-4x at 0.5-16 KiB. */
+ * gather 2-8 B), 0.86x (scatter 128 B).  With 4 and 8 ranks on a node they win 1.5-10x from
+ * 1 B, so a default MIN applies only to communicators with at most 2 ranks on every node
+ * (nsm_state_t.min); one set by NODESHM_MPI_<OP>_MIN applies to all.  Only ops whose message
+ * size all ranks know can use one (see each op's file); gatherv and scatterv send the blocks
+ * below it point to point, which under Open MPI is slower than its own small gatherv
+ * (0.4-0.9x), so there they are off (MAX 0) although they win 2-4x at 0.5-16 KiB. */
 #define NSM_OP_MINS(X)                                                                             \
     X(BCAST, 0, 512)                                                                               \
     X(GATHER, 0, 512)                                                                              \
@@ -97,6 +98,12 @@ typedef struct nsm_config {
     int off[NSM_OP_COUNT];
     size_t max[NSM_OP_COUNT]; /* NODESHM_MPI_<OP>_MAX */
     size_t min[NSM_OP_COUNT]; /* NODESHM_MPI_<OP>_MIN (NSM_OP_MINS) */
+    int min_everywhere[NSM_OP_COUNT]; /* 1: set, so for every communicator; 0: the default, for
+                                       * communicators with at most 2 ranks on every node */
+    size_t min_pre[NSM_OP_COUNT];     /* the bound checked before a communicator's state is
+                                       * looked up: min where it holds for every communicator of
+                                       * the job (set, or MPI_COMM_WORLD has at most 2 ranks on
+                                       * every node, nsm_scope_mins), else 0 */
     int all_off;
     size_t stage_max;
     size_t window_max;  /* NODESHM_MPI_WINDOW_MAX: a communicator's buffer banks, per node */
@@ -110,13 +117,15 @@ typedef struct nsm_config {
 
 extern nsm_config_t nsm_cfg;
 void nsm_load_config(void);
+void nsm_scope_mins(void);
 void nsm_setup_keyval(void);
 void nsm_finalize_states(void);
 
 /* An op's threshold, or 0 when it is switched off: the one test every op makes first. */
 static inline size_t nsm_op_max(int op) { return nsm_cfg.off[op] ? 0 : nsm_cfg.max[op]; }
-/* An op's lower bound: smaller messages go to the MPI library. */
-static inline size_t nsm_op_min(int op) { return nsm_cfg.min[op]; }
+/* An op's lower bound before the state lookup: smaller messages go to the MPI library without
+ * one.  After it, the communicator's own bound (nsm_state_t.min) decides. */
+static inline size_t nsm_op_min(int op) { return nsm_cfg.min_pre[op]; }
 /* Whether `bytes` (-1: unusable, or the op is off) is outside the op's window [MIN, MAX]; zero
  * bytes is inside (the op then does nothing, on every rank).  nsm_known_outside (nsmpi.h): the
  * same for count elements of one of the commonest types, without a call. */

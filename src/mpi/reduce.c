@@ -26,7 +26,8 @@ NSM_BODY int accelerated_Reduce(const void *sendbuf, void *recvbuf, int count, M
              ((size_t)count * (size_t)extent >= nsm_op_min(NSM_OP_REDUCE) || count == 0) &&
              nsm_op_ok(op) && nsm_is_named(type);
     nsm_state_t *s = ok ? nsm_get_state(comm) : NULL;
-    if (!s || root < 0 || root >= s->size || (size_t)count * (size_t)extent > s->max[NSM_OP_REDUCE])
+    if (!s || root < 0 || root >= s->size || (size_t)count * (size_t)extent > s->max[NSM_OP_REDUCE] ||
+        (count > 0 && (size_t)count * (size_t)extent < s->min[NSM_OP_REDUCE]))
         return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
     if (count == 0) return MPI_SUCCESS;
     const size_t bytes = (size_t)count * (size_t)extent;

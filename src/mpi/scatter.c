@@ -169,7 +169,7 @@ NSM_BODY int accelerated_Scatter(const void *sendbuf, int sendcount, MPI_Datatyp
     if (b < 0)
         return nsm_bad_arg(comm, "MPI_Scatter", at_root ? "sendcount (or sendtype)" : "recvcount (or recvtype)",
                            at_root ? sendcount : recvcount);
-    if ((size_t)b > s->max[NSM_OP_SCATTER] || (size_t)b < nsm_op_min(NSM_OP_SCATTER) ||
+    if ((size_t)b > s->max[NSM_OP_SCATTER] || (size_t)b < s->min[NSM_OP_SCATTER] ||
         (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->stage_bytes))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     if (b == 0) return MPI_SUCCESS;
@@ -222,7 +222,7 @@ NSM_BODY int accelerated_Scatterv(const void *sendbuf, const int sendcounts[], c
         if (mine < 0) return nsm_bad_arg(comm, "MPI_Scatterv", "recvcount (or recvtype)", recvcount);
     }
     return scatter_node(s, sendbuf, &g, sendtype, recvbuf, recvcount, recvtype, (size_t)mine,
-                        nsm_op_min(NSM_OP_SCATTERV), s->max[NSM_OP_SCATTERV], root, comm);
+                        s->min[NSM_OP_SCATTERV], s->max[NSM_OP_SCATTERV], root, comm);
 }
 
 /* The entry, frame-less (see MPI_Bcast): switched off (Open MPI's default) is a jump. */
