@@ -353,6 +353,18 @@ int nodeshm_coll_sync(const char *call, nodeshm_team_t *t)
 
 void nodeshm_coll_node_sync(const nodeshm_team_t *t, uint64_t epoch) { node_sync(t, epoch); }
 
+int nodeshm_coll_nodes_sync(const char *call, const nodeshm_team_t *t, uint64_t epoch)
+{
+    MPI_Comm leaders;
+    int rc = leaders_comm(call, t, &leaders); /* collective over the team on first need */
+    if (rc) return rc;
+    node_sync(t, epoch); /* my node's stores and flushed puts are done */
+    if (leaders != MPI_COMM_NULL && MPI_Barrier(leaders) != MPI_SUCCESS)
+        rc = mpi_failed(call, "MPI_Barrier of the team's node leaders");
+    node_sync(t, epoch + 1); /* every node is: the leader releases mine */
+    return rc;
+}
+
 /* ---- small contributions: a deep ring ---------------------------------------------------------- */
 /* Contributions of at most SMALL_MAX bytes on a one-node team (a broadcast root's, every
  * member's in a reduction or a scan round) do not take turns in the staging ring: a member

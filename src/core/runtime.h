@@ -22,10 +22,10 @@ enum { NODESHM_SEG_HEAP = 0, NODESHM_SEG_DATA = 1, NODESHM_NSEGS = 2 };
 
 /* Team synchronization slots (core/team.h).  Every team holds one slot index, the same on all of
  * its members and unused by any other team of theirs; its state lives in slot `index` of each
- * member's control block, so a team's flags are reached like any symmetric object (load/store
- * within a node, MPI RMA between nodes).  Slot 0 is SHMEM_TEAM_WORLD, slot 1 SHMEM_TEAM_SHARED. */
+ * member's control block, loaded and stored by the team's members on the same node (between
+ * nodes the team's MPI communicators carry it).  Slot 0 is SHMEM_TEAM_WORLD, slot 1
+ * SHMEM_TEAM_SHARED. */
 #define NODESHM_TEAM_SLOTS 64
-#define NODESHM_TEAM_SYNC_ROUNDS 32    /* dissemination rounds: log2 of the largest team */
 #define NODESHM_TEAM_SCRATCH_LINES 32  /* cache lines reserved for the team's collectives */
 #define NODESHM_COLL_STAGE_BYTES ((size_t)64 * 1024) /* largest eager contribution (core/coll.c) */
 #define NODESHM_COLL_STAGE_DEPTH 4 /* staging buffers per team slot: collectives use them by turns */
@@ -34,12 +34,9 @@ enum { NODESHM_SEG_HEAP = 0, NODESHM_SEG_DATA = 1, NODESHM_NSEGS = 2 };
 #define NODESHM_COLL_SMALL_DEPTH 64
 #define NODESHM_COLL_SMALL_ENTRY 576
 typedef struct nodeshm_team_slot {
-    /* team_sync: round k's flag is written only by the member 2^k below me in team order;
-     * it holds the epoch (number) of that member's latest sync, so it only grows */
-    struct { alignas(64) uint64_t epoch; } sync[NODESHM_TEAM_SYNC_ROUNDS];
-    /* for collectives over the team: one writer per line */
+    /* for team_sync and the collectives over the team: one writer per line */
     struct { alignas(64) uint64_t word[8]; } scratch[NODESHM_TEAM_SCRATCH_LINES];
-} nodeshm_team_slot_t; /* 4 KiB: one page per slot */
+} nodeshm_team_slot_t; /* 2 KiB */
 
 typedef struct nodeshm_ctrl {
     alignas(64) uint64_t barrier_arrived;

@@ -13,10 +13,11 @@
  * involved.  SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED are built locally from the topology, on
  * first use.
  *
- * team_sync is a dissemination barrier over the slot's flags: ceil(log2 n) rounds, one flag
- * (cache line) per round, each written by one member only, holding an epoch (the team's sync
- * count) that only grows.  A slot that is reused by a later team starts from the largest epoch
- * any of its members saw in that slot, so no stale flag can release a sync early. */
+ * team_sync on one node is the collectives' node sync over the slot's flags (core/coll.c):
+ * lines written by one member only, holding an epoch (the team's sync count) that only grows.
+ * Across nodes it is a node sync, an MPI_Barrier of the team's node leaders and a node sync.
+ * A slot that is reused by a later team starts from the largest epoch any of its members saw in
+ * that slot, so no stale flag can release a sync early. */
 #ifndef NODESHM_TEAM_H
 #define NODESHM_TEAM_H
 
