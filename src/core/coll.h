@@ -21,14 +21,10 @@
 /* Reads NODESHM_COLL_EAGER_MAX (shmem_init, before any collective). */
 int nodeshm_coll_configure(void);
 
-/* team_sync */
+/* team_sync (see nodeshm_team_sync, team.h): on one node a node sync over the team slot's flags
+ * (a dissemination barrier, or an arrival count when PEs outnumber cores); across nodes a node
+ * sync, the node leaders' MPI_Barrier and a node sync. */
 int nodeshm_coll_sync(const char *call, nodeshm_team_t *t);
-/* Returns once every member of `t` on my node has called it with `epoch` (team_sync of one-node
- * teams, team.c): a dissemination barrier, or an arrival count when PEs outnumber cores. */
-void nodeshm_coll_node_sync(const nodeshm_team_t *t, uint64_t epoch);
-/* team_sync of teams on several nodes (team.c): my node's members arrive, the node leaders
- * MPI_Barrier, the leader releases its node.  Uses the team's epochs `epoch` and `epoch` + 1. */
-int nodeshm_coll_nodes_sync(const char *call, const nodeshm_team_t *t, uint64_t epoch);
 
 /* dest (nbytes) on every member = src (nbytes) of team member `root`; the root's own dest too
  * when `root_dest` (team-based), not otherwise (the deprecated active-set forms). */

@@ -353,24 +353,4 @@ int nodeshm_team_destroy(const char *call, nodeshm_team_t *t)
 }
 
 /* ---- team_sync --------------------------------------------------------------------------------- */
-int nodeshm_team_sync(const char *call, nodeshm_team_t *t)
-{
-    /* stores (non-temporal ones included) before the sync are visible after it */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (t->n_pes == 1) return NODESHM_OK;
-    if (t->n_nodes == 1) {
-        /* all members load/store each other's flags: the collectives' node sync, which when PEs
-         * outnumber cores counts arrivals and lets the last one release (every member waits
-         * once, for nobody in particular, instead of once per round for its partner) */
-        nodeshm_coll_node_sync(t, ++t->epoch);
-        return NODESHM_OK;
-    }
-    /* Between nodes MPI carries it: a node sync, the leaders' MPI_Barrier, a node sync.  A
-     * dissemination over one-sided flags (an MPI accumulate per round between nodes) hung now
-     * and then under Open MPI 5.0's osc/rdma over btl/sm: about 1 run in 300 of tests/coll_aset
-     * in pseudo-node mode, with the origin in MPI_Accumulate (or MPI_Fetch_and_op, or with the
-     * window's acc_single_intrinsic) for minutes while its target polled MPI. */
-    uint64_t epoch = t->epoch + 1;
-    t->epoch += 2;
-    return nodeshm_coll_nodes_sync(call, t, epoch);
-}
+int nodeshm_team_sync(const char *call, nodeshm_team_t *t) { return nodeshm_coll_sync(call, t); }
