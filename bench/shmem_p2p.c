@@ -12,7 +12,13 @@
  * cma: PE 0 reads PE 1's PRIVATE buffer with process_vm_readv (nodeshm_cma_read, the single-copy
  * engine of src/core/copy_engine.h, probed by shmem_init); left out, with a note saying why,
  * where CMA does not work (ptrace policy, containers).  nodeshm-bench-pairs compares the shared
- * mapping with CMA under concurrent pairs. */
+ * mapping with CMA under concurrent pairs.
+ *
+ * Between (pseudo-)nodes (NODESHM_PES_PER_NODE=1: PE 1 on another node) the library's MPI path
+ * runs: no cache-line or CMA rows, and two more tests, rma_put and rma_get: blocking
+ * shmem_putmem + shmem_quiet and shmem_getmem beside MPI_Put / MPI_Get + MPI_Win_flush on the
+ * library's own window (white box: core/remote.h) and memcpy, sizes doubling from 1 MiB (x4
+ * below).  The other tables stop at 1 MiB there; rma_* go up to -m max (e.g. -m 1M:64M). */
 #include <mpi.h>
 #include <shmem.h>
 #include <shmemx.h>
@@ -23,6 +29,7 @@
 
 #include "bench_util.h"
 #include "core/copy_engine.h"
+#include "core/remote.h"
 #include "core/runtime.h"
 
 #define MAX_SIZE ((size_t)4 << 20)
@@ -35,6 +42,9 @@ static char *win_buf;
 static MPI_Win win;
 static uint64_t sig;                /* symmetric (data segment) */
 static uint64_t line_a[8], line_b[8]; /* symmetric, one cache line each */
+static int remote_pair;             /* PE 1 is on another (pseudo-)node: the MPI path */
+static MPI_Win ns_win;              /* the library's window over the heap (remote_pair) */
+static MPI_Aint ns_src, ns_dst;     /* sym_src, sym_dst: displacements in ns_win */
 
 typedef double (*measure_fn)(size_t size, long iters); /* seconds per operation (PE 0) */
 
@@ -183,6 +193,95 @@ static double memcpy_lat(size_t size, long iters)
         __asm__ __volatile__("" ::: "memory");
     }
     return (bench_now() - t0) / (double)iters;
+}
+
+/* Between nodes, blocking: put returns with the source reusable and quiet completes it at the
+ * target; get returns with the data.  Private buffers on PE 0, PE 1's symmetric ones through
+ * the library's window.  Meanwhile PE 1 waits in its library's own wait, as a program of that
+ * library would (nodeshm: shmem_uint64_wait_until; MPI: MPI_Recv), until PE 0 says it is done:
+ * where MPI needs the target to progress RMA (active messages) that wait is part of the cost. */
+static uint64_t rma_done; /* symmetric: PE 0's "done" number for PE 1 */
+static uint64_t rma_seq;  /* the same on every PE: one per measurement */
+
+static void rma_nodeshm_end(uint64_t seq)
+{
+    if (me == 0) {
+        shmem_uint64_atomic_set(&rma_done, seq, 1);
+        shmem_quiet();
+    } else if (me == 1) {
+        shmem_uint64_wait_until(&rma_done, SHMEM_CMP_GE, seq);
+    }
+}
+
+static void rma_mpi_end(uint64_t seq)
+{
+    if (me == 0) MPI_Send(&seq, 1, MPI_UINT64_T, 1, 3, MPI_COMM_WORLD);
+    else if (me == 1) MPI_Recv(&seq, 1, MPI_UINT64_T, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static double rma_nodeshm_put(size_t size, long iters)
+{
+    unsigned long t = take_turns(iters);
+    uint64_t seq = ++rma_seq;
+    sync_shmem();
+    double t0 = bench_now();
+    if (me == 0)
+        for (long i = 0; i < iters; i++) {
+            shmem_putmem(SDST(t + i), PSRC(t + i), size, 1);
+            shmem_quiet();
+        }
+    double dt = (bench_now() - t0) / (double)iters;
+    rma_nodeshm_end(seq);
+    sync_shmem();
+    return dt;
+}
+
+static double rma_mpi_put(size_t size, long iters)
+{
+    unsigned long t = take_turns(iters);
+    sync_mpi();
+    double t0 = bench_now();
+    if (me == 0)
+        for (long i = 0; i < iters; i++) {
+            MPI_Put(PSRC(t + i), (int)size, MPI_BYTE, 1, ns_dst + (MPI_Aint)bench_slot_off(&r_sdst, t + i),
+                    (int)size, MPI_BYTE, ns_win);
+            MPI_Win_flush(1, ns_win);
+        }
+    double dt = (bench_now() - t0) / (double)iters;
+    rma_mpi_end(++rma_seq);
+    sync_mpi();
+    return dt;
+}
+
+static double rma_nodeshm_get(size_t size, long iters)
+{
+    unsigned long t = take_turns(iters);
+    uint64_t seq = ++rma_seq;
+    sync_shmem();
+    double t0 = bench_now();
+    if (me == 0)
+        for (long i = 0; i < iters; i++) shmem_getmem(PDST(t + i), SSRC(t + i), size, 1);
+    double dt = (bench_now() - t0) / (double)iters;
+    rma_nodeshm_end(seq);
+    sync_shmem();
+    return dt;
+}
+
+static double rma_mpi_get(size_t size, long iters)
+{
+    unsigned long t = take_turns(iters);
+    sync_mpi();
+    double t0 = bench_now();
+    if (me == 0)
+        for (long i = 0; i < iters; i++) {
+            MPI_Get(PDST(t + i), (int)size, MPI_BYTE, 1, ns_src + (MPI_Aint)bench_slot_off(&r_ssrc, t + i),
+                    (int)size, MPI_BYTE, ns_win);
+            MPI_Win_flush(1, ns_win);
+        }
+    double dt = (bench_now() - t0) / (double)iters;
+    rma_mpi_end(++rma_seq);
+    sync_mpi();
+    return dt;
 }
 
 /* CMA: PE 0 copies PE 1's private buffer (its address exchanged at start) into its own */
@@ -407,14 +506,19 @@ static int have_1m;
 static long iters_for(size_t size, long small);
 
 /* Statistics of each mechanism at `size`: repetitions interleaved, a warm-up first; each
- * repetition's sample is the slowest PE's time. */
+ * repetition's sample is the slowest PE's time.  Odd repetitions run the mechanisms in reverse
+ * order: the first one after a switch pays for caches and TLBs the previous one left cold
+ * (measured up to 25% between pseudo-nodes), which must not count against one mechanism. */
 static void measure(const mech_t *m, int nm, size_t size, long iters, bench_stats_t *st)
 {
     static double samples[MAX_MECH][64], worst[MAX_MECH][64];
     long warm = bench_warmup(&opt, iters / 10);
     for (int k = 0; k < nm && warm > 0; k++) (void)m[k].fn(size, warm);
     for (int r = 0; r < reps; r++)
-        for (int k = 0; k < nm; k++) samples[k][r] = m[k].fn(size, iters);
+        for (int j = 0; j < nm; j++) {
+            int k = r % 2 ? nm - 1 - j : j;
+            samples[k][r] = m[k].fn(size, iters);
+        }
     MPI_Allreduce(samples, worst, MAX_MECH * 64, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     for (int k = 0; k < nm; k++) st[k] = bench_stats(worst[k], reps);
 }
@@ -445,17 +549,17 @@ static void human_head(const char *title, const mech_t *m, int nm)
     printf("\n");
 }
 
-/* A table over sizes min..max (x4): human lines or CSV rows; --cold: test "<test>_cold", each
- * operation on the next slot of the rings. */
+/* A table over sizes min..max (x4; x2 from `x2_from` up): human lines or CSV rows; --cold: test
+ * "<test>_cold", each operation on the next slot of the rings. */
 static void sweep(const char *test_hot, const char *title, const mech_t *m, int nm, size_t min,
-                  size_t max, long small_iters, int bw)
+                  size_t max, long small_iters, int bw, size_t x2_from)
 {
     bench_stats_t st[MAX_MECH];
     char sz[16], test[64];
     bench_cold_test(&opt, test_hot, test);
     if (me == 0 && !opt.csv) human_head(title, m, nm);
     have_1m = 0;
-    for (size_t s = min; s <= max; s = s ? s * 4 : 1) {
+    for (size_t s = min; s <= max; s = !s ? 1 : s >= x2_from ? s * 2 : s * 4) {
         bench_ring_t *rings[] = {&r_psrc, &r_pdst, &r_ssrc, &r_sdst, &r_win};
         for (int k = 0; k < 5; k++) bench_ring_size(rings[k], s, opt.cold);
         if (me == 0 && opt.cold)
@@ -500,8 +604,8 @@ int main(int argc, char **argv)
     reps = bench_reps();
     size_t min, max;
     bench_range(&opt, 1, MAX_SIZE, 64 << 10, 1, (size_t)1 << 30, &min, &max);
-    if (npes < 2 || shmemx_node_n_pes() < 2) {
-        if (me == 0) bench_note("nodeshm-bench-p2p", "needs 2 PEs on one node (have %d): skipped", npes);
+    if (npes < 2) {
+        if (me == 0) bench_note("nodeshm-bench-p2p", "needs 2 PEs (have %d): skipped", npes);
         if (me == 0 && opt.csv) bench_csv_header();
         shmem_finalize();
         MPI_Finalize();
@@ -540,6 +644,23 @@ int main(int argc, char **argv)
     r_sdst = (bench_ring_t){sym_dst, total, 0, 1};
     r_win = (bench_ring_t){win_buf, total, 0, 1};
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    /* PE 1 on another (pseudo-)node: every PE agrees (PE 0's view) */
+    int far = me == 0 && shmem_team_translate_pe(SHMEM_TEAM_WORLD, 1, SHMEM_TEAM_SHARED) < 0;
+    MPI_Allreduce(&far, &remote_pair, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (remote_pair) {
+        nodeshm_target_t ts, td;
+        if (nodeshm_resolve("nodeshm-bench-p2p", "sym_src", sym_src, total, 1, &ts) ||
+            nodeshm_resolve("nodeshm-bench-p2p", "sym_dst", sym_dst, total, 1, &td) ||
+            ts.seg != td.seg || (ns_win = nodeshm_remote_window(ts.seg)) == MPI_WIN_NULL) {
+            if (me == 0) bench_note("nodeshm-bench-p2p", "PE 1 is remote but the library has no window");
+            shmem_global_exit(1);
+        }
+        ns_src = (MPI_Aint)ts.off;
+        ns_dst = (MPI_Aint)td.off;
+    }
+    /* the MPI path: the other tables stop at 1 MiB (their windows of 16 would move GiBs);
+     * rma_put / rma_get go on to max */
+    size_t small_max = remote_pair && max > ((size_t)1 << 20) ? (size_t)1 << 20 : max;
     char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
     MPI_Get_library_version(mpi_version, &len);
@@ -568,6 +689,9 @@ int main(int argc, char **argv)
         printf("# nodeshm-bench-p2p: %d PEs, PE 0 <-> PE 1, median of %d repetitions (slowest PE)\n",
                npes, reps);
         printf("# MPI library: %s\n", mpi_version);
+        if (remote_pair)
+            printf("# PE 1 is on another (pseudo-)node: nodeshm takes its MPI path (rma_put, "
+                   "rma_get: on its own window)\n");
         printf("# ratio columns: time of the mechanism / time of the first one (> 1: first wins)\n");
         if (opt.cold)
             printf("# --cold: each operation on the next buffer of a rotation of %zu bytes per "
@@ -584,18 +708,21 @@ int main(int argc, char **argv)
                            {"MPI_Send/MPI_Recv", "mpi_send", mpi_pingpong}};
     double pingpong_ratio = 0, amo_rate = 0, barrier_speedup = 0;
     if (!opt.cold) {
+        /* between nodes there is no shared cache line: the signal is the first row */
+        const mech_t *l8 = remote_pair ? lat8 + 1 : lat8;
+        int n8 = remote_pair ? 2 : 3;
         if (me == 0) bench_note("nodeshm-bench-p2p", "pingpong 8 bytes");
-        measure(lat8, 3, 8, opt.iters > 0 ? opt.iters : bench_iters(5000), st);
+        measure(l8, n8, 8, opt.iters > 0 ? opt.iters : bench_iters(5000), st);
         if (me == 0 && opt.csv)
-            for (int k = 0; k < 3; k++) bench_row("pingpong", lat8[k].csv, 8, NULL, npes, st[k]);
+            for (int k = 0; k < n8; k++) bench_row("pingpong", l8[k].csv, 8, NULL, npes, st[k]);
         else if (me == 0) {
             printf("\n# One-way latency, 8 bytes (ping-pong / 2)\n# %-40s %12s %12s\n", "Mechanism",
-                   "Latency (us)", "vs line");
-            for (int k = 0; k < 3; k++)
-                printf("  %-40s %12.3f %11.2fx\n", lat8[k].name, st[k].median * 1e6,
+                   "Latency (us)", remote_pair ? "vs signal" : "vs line");
+            for (int k = 0; k < n8; k++)
+                printf("  %-40s %12.3f %11.2fx\n", l8[k].name, st[k].median * 1e6,
                        st[k].median / st[0].median);
         }
-        pingpong_ratio = st[1].median / st[0].median;
+        if (!remote_pair) pingpong_ratio = st[1].median / st[0].median;
     }
 
     /* 2. latency by size: blocking put/get vs MPI RMA (MPI_Win_allocate, lock_all) and
@@ -608,7 +735,7 @@ int main(int argc, char **argv)
                           {"memcpy", "memcpy", memcpy_lat},
                           {"CMA read", "cma", cma_get_lat}};
     sweep("latency", "Latency (us): shmem put/get, MPI_Put/Get+flush, Send/Recv one-way, memcpy, "
-          "CMA", lat, have_cma ? 7 : 6, min, max, 1000, 0);
+          "CMA", lat, have_cma ? 7 : 6, min, small_max, 1000, 0, SIZE_MAX);
 
     /* 3. bandwidth by size */
     const mech_t bw[] = {{"shmem_put_nbi", "nodeshm_put", shmem_put_bw},
@@ -617,7 +744,7 @@ int main(int argc, char **argv)
                          {"memcpy", "memcpy", memcpy_lat},
                          {"CMA read", "cma", cma_get_lat}};
     sweep("bandwidth", "Bandwidth (MB/s), window of 16 (memcpy, CMA: one at a time)", bw,
-          have_cma ? 5 : 4, min, max, 101, 1);
+          have_cma ? 5 : 4, min, small_max, 101, 1, SIZE_MAX);
     double put_vs_memcpy_1m = have_1m ? at_1m[3].median / at_1m[0].median : 0;
 
     /* 4. bidirectional bandwidth by size */
@@ -625,7 +752,21 @@ int main(int argc, char **argv)
                            {"MPI_Put", "mpi_put", mpi_put_bibw},
                            {"Isend/Irecv", "mpi_send", mpi_sendrecv_bibw}};
     sweep("bibw", "Bidirectional bandwidth (MB/s, both directions summed), window of 16", bibw, 3,
-          min, max, 101, 1);
+          min, small_max, 101, 1, SIZE_MAX);
+
+    /* 4b. between nodes: blocking put/get against MPI on the library's own window */
+    if (remote_pair) {
+        const mech_t rput[] = {{"shmem_putmem+quiet", "nodeshm_put", rma_nodeshm_put},
+                               {"MPI_Put+flush, same window", "mpi_put", rma_mpi_put},
+                               {"memcpy", "memcpy", memcpy_lat}};
+        const mech_t rget[] = {{"shmem_getmem", "nodeshm_get", rma_nodeshm_get},
+                               {"MPI_Get+flush, same window", "mpi_get", rma_mpi_get},
+                               {"memcpy", "memcpy", memcpy_lat}};
+        sweep("rma_put", "Between nodes, blocking put (us): shmem_putmem+quiet, MPI_Put+flush on "
+              "nodeshm's window, memcpy", rput, 3, min, max, 1000, 0, (size_t)1 << 20);
+        sweep("rma_get", "Between nodes, blocking get (us): shmem_getmem, MPI_Get+flush on "
+              "nodeshm's window, memcpy", rget, 3, min, max, 1000, 0, (size_t)1 << 20);
+    }
 
     /* 5. atomics */
     const mech_t amo[] = {{"shmem_uint64_atomic_fetch_add", "nodeshm_fetch_add", shmem_fadd_rate},
@@ -660,7 +801,7 @@ int main(int argc, char **argv)
         barrier_speedup = st[1].median / st[0].median;
     }
 
-    if (me == 0 && !opt.csv && !opt.cold) {
+    if (me == 0 && !opt.csv && !opt.cold && !remote_pair) { /* intra-node targets */
         printf("\n# Summary against the targets (ratios from this run)\n");
         printf("  8-byte put+signal ping-pong vs cache line: %5.2fx  (target <= 2x)   %s\n",
                pingpong_ratio, pingpong_ratio <= 2 ? "met" : "NOT met");

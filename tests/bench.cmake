@@ -27,6 +27,9 @@ nodeshm_add_script_test(NAME bench_cli_dt_np4 TIMEOUT 300 ENV ${_bench_env}
   COMMAND bench_cli.sh dt 4)
 nodeshm_add_script_test(NAME bench_cli_pairs_np4 TIMEOUT 300 ENV ${_bench_env}
   COMMAND bench_cli.sh pairs 4)
+# between pseudo-nodes: p2p's rma_put / rma_get (nodeshm beside MPI on the library's window)
+nodeshm_add_script_test(NAME bench_rma_ppn1 TIMEOUT 300 ENV ${_bench_env}
+  COMMAND bench_rma.sh)
 
 nodeshm_add_test_executable(bench_tuning bench_tuning.c)
 set(_tuning_env BENCH_TUNING_PROG=$<TARGET_FILE:nodeshm_t_bench_tuning>)

@@ -1,5 +1,6 @@
 /* nodeshm core: MPI-3 RMA between nodes. */
 #include "core/remote.h"
+#include "core/env.h"
 #include "core/runtime.h"
 
 #include <limits.h>
@@ -19,6 +20,11 @@ static int bitwise64_by_cas;
  * early only when a flush that started after its operations has finished. */
 static uint64_t ops_issued, ops_completed;
 
+/* MPI counts are ints: a contiguous transfer larger than this goes as several operations, all
+ * issued before one completion.  NODESHM_RMA_CHUNK_MAX lowers it so tests reach the split
+ * without a 2 GiB heap. */
+static size_t chunk_max = INT_MAX;
+
 static inline void note_issued(void) { __atomic_fetch_add(&ops_issued, 1, __ATOMIC_RELEASE); }
 
 static int mpi_failed(const char *call, const char *what, int err)
@@ -37,6 +43,12 @@ static int mpi_failed(const char *call, const char *what, int err)
 int nodeshm_remote_init(void)
 {
     if (!nodeshm_rt.spans_nodes) return NODESHM_OK;
+    size_t cmax = INT_MAX;
+    if (nodeshm_env_size("NODESHM_RMA_CHUNK_MAX", cmax, &cmax) != NODESHM_OK) return NODESHM_ERR_ENV;
+    if (cmax == 0 || cmax > INT_MAX)
+        return nodeshm_report(NODESHM_ERR_ENV, "shmem_init",
+                              "NODESHM_RMA_CHUNK_MAX=%zu: must be 1..%d bytes", cmax, INT_MAX);
+    chunk_max = cmax;
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     MPI_Get_library_version(version, &len);
@@ -64,53 +76,61 @@ void nodeshm_remote_fini(void)
     }
 }
 
-/* A datatype for nblocks blocks of `block` bytes, `stride` bytes apart; MPI counts are ints, so
- * large contiguous transfers use blocks of 1 MiB elements. */
-static int make_type(size_t block, size_t nblocks, size_t stride, MPI_Datatype *type, int *count)
+MPI_Win nodeshm_remote_window(int seg)
 {
-    if (nblocks == 1) {
-        if (block <= INT_MAX) {
-            *type = MPI_BYTE;
-            *count = (int)block;
-            return 0;
-        }
-        return -1; /* caller splits */
-    }
+    return seg >= 0 && seg < NODESHM_NSEGS ? windows[seg] : MPI_WIN_NULL;
+}
+
+/* A datatype for nblocks blocks of `block` bytes, `stride` bytes apart (nblocks > 1); -1 when
+ * a count does not fit an int. */
+static int make_type(size_t block, size_t nblocks, size_t stride, MPI_Datatype *type)
+{
     if (block > INT_MAX || nblocks > INT_MAX) return -1;
     MPI_Type_create_hvector((int)nblocks, (int)block, (MPI_Aint)stride, MPI_BYTE, type);
     MPI_Type_commit(type);
-    *count = 1;
-    return 1;
+    return 0;
+}
+
+/* Contiguous: one MPI_Put/MPI_Get per chunk_max bytes, all issued before the one completion
+ * the caller does (a flush per chunk would serialise them). */
+static int contiguous(const char *call, int is_put, char *local, size_t off, size_t n, int pe,
+                      MPI_Win win)
+{
+    for (size_t done = 0; done < n; done += chunk_max) {
+        int c = (int)(n - done < chunk_max ? n - done : chunk_max);
+        int err = is_put ? MPI_Put(local + done, c, MPI_BYTE, pe, (MPI_Aint)(off + done), c, MPI_BYTE, win)
+                         : MPI_Get(local + done, c, MPI_BYTE, pe, (MPI_Aint)(off + done), c, MPI_BYTE, win);
+        if (err != MPI_SUCCESS) return mpi_failed(call, is_put ? "MPI_Put" : "MPI_Get", err);
+    }
+    return NODESHM_OK;
 }
 
 static int transfer(const char *call, int is_put, void *local, int seg, size_t off, size_t block,
                     size_t nblocks, size_t dst_stride, size_t src_stride, int pe)
 {
     MPI_Win win = windows[seg];
-    if (nblocks == 1 && block > INT_MAX) { /* split huge contiguous transfers */
-        const size_t chunk = (size_t)1 << 30;
-        for (size_t done = 0; done < block; done += chunk) {
-            size_t n = block - done < chunk ? block - done : chunk;
-            int rc = transfer(call, is_put, (char *)local + done, seg, off + done, n, 1, 0, 0, pe);
-            if (rc) return rc;
-        }
-        return NODESHM_OK;
-    }
-    MPI_Datatype ltype, rtype;
-    int lcount, rcount;
     size_t local_stride = is_put ? src_stride : dst_stride;
     size_t remote_stride = is_put ? dst_stride : src_stride;
-    int lfree = make_type(block, nblocks, local_stride, &ltype, &lcount);
-    int rfree = make_type(block, nblocks, remote_stride, &rtype, &rcount);
-    if (lfree < 0 || rfree < 0)
-        return nodeshm_report(NODESHM_ERR_ARG, call, "strided transfer too large (%zu blocks of %zu bytes)",
-                              nblocks, block);
-    int err = is_put ? MPI_Put(local, lcount, ltype, pe, (MPI_Aint)off, rcount, rtype, win)
-                     : MPI_Get(local, lcount, ltype, pe, (MPI_Aint)off, rcount, rtype, win);
-    if (err == MPI_SUCCESS) err = is_put ? MPI_Win_flush_local(pe, win) : MPI_Win_flush(pe, win);
-    if (lfree) MPI_Type_free(&ltype);
-    if (rfree) MPI_Type_free(&rtype);
-    if (err != MPI_SUCCESS) return mpi_failed(call, is_put ? "MPI_Put" : "MPI_Get", err);
+    int rc, err;
+    if (nblocks == 1) {
+        rc = contiguous(call, is_put, local, off, block, pe, win);
+        if (rc) return rc;
+    } else {
+        MPI_Datatype ltype, rtype;
+        if (make_type(block, nblocks, local_stride, &ltype) < 0)
+            return nodeshm_report(NODESHM_ERR_ARG, call,
+                                  "strided transfer too large (%zu blocks of %zu bytes)", nblocks, block);
+        make_type(block, nblocks, remote_stride, &rtype);
+        err = is_put ? MPI_Put(local, 1, ltype, pe, (MPI_Aint)off, 1, rtype, win)
+                     : MPI_Get(local, 1, ltype, pe, (MPI_Aint)off, 1, rtype, win);
+        MPI_Type_free(&ltype);
+        MPI_Type_free(&rtype);
+        if (err != MPI_SUCCESS) return mpi_failed(call, is_put ? "MPI_Put" : "MPI_Get", err);
+    }
+    /* put: the source is reusable (the quiet's flush completes it remotely); get: data here */
+    err = is_put ? MPI_Win_flush_local(pe, win) : MPI_Win_flush(pe, win);
+    if (err != MPI_SUCCESS)
+        return mpi_failed(call, is_put ? "MPI_Win_flush_local" : "MPI_Win_flush", err);
     if (is_put) note_issued();
     return NODESHM_OK;
 }

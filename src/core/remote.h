@@ -5,6 +5,7 @@
 #ifndef NODESHM_REMOTE_H
 #define NODESHM_REMOTE_H
 
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,5 +35,9 @@ int nodeshm_remote_flush_all(void);
 int nodeshm_remote_flush_windows(const char *call);
 int nodeshm_remote_flush(int pe);
 void nodeshm_remote_progress(void);
+
+/* Segment `seg`'s window (MPI_WIN_NULL within one node), locked with MPI_Win_lock_all; for
+ * white-box benchmarks that time MPI_Put/MPI_Get on the very window the library uses. */
+MPI_Win nodeshm_remote_window(int seg);
 
 #endif
