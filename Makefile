@@ -38,7 +38,7 @@ WITH_MPI := env PATH="$(patsubst %/,%,$(dir $(MPICC))):$(if $(CMAKE_BIN),$(CMAKE
 # cmake --build runs make again; keep its output free of directory chatter.
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps test bench install clean distclean
+.PHONY: all deps test bench install shmem4py clean distclean
 
 all: $(BUILD)/.configured
 	$(WITH_MPI) cmake --build $(BUILD) -j $(JOBS)
@@ -64,6 +64,10 @@ test: all
 bench: all
 	-tools/bootstrap-py.sh >/dev/null
 	$(WITH_MPI) tools/run-bench.sh $(BUILD)
+
+# shmem4py (PyPI) built with this build's oshcc into $(BUILD)/py (tools/shmem4py.sh).
+shmem4py: all
+	$(WITH_MPI) tools/shmem4py.sh $(BUILD)
 
 # Wrappers and RPATHs embed the prefix, so PREFIX reconfigures before install.
 install: all
