@@ -1,6 +1,7 @@
 /* nodeshm: OpenSHMEM over node-shared memory (loads and stores within a node) and MPI-3 RMA
- * between nodes.  OpenSHMEM 1.5: point-to-point (with the 1.6 ibput/ibget and pe_quiet), teams,
- * contexts and collectives (the 1.6 scans are not there yet). */
+ * between nodes.  OpenSHMEM 1.6: setup (nested init/finalize), memory, RMA, atomics, signals,
+ * point-to-point synchronization, teams, contexts and sessions, collectives and scans, the
+ * deprecated forms, and the profiling interface (pshmem.h). */
 #ifndef SHMEM_H
 #define SHMEM_H
 
@@ -14,7 +15,7 @@ extern "C" {
 
 /* ---- library constants ---------------------------------------------------------------- */
 #define SHMEM_MAJOR_VERSION 1
-#define SHMEM_MINOR_VERSION 5
+#define SHMEM_MINOR_VERSION 6
 #define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
 #define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
 #define SHMEM_MAX_NAME_LEN 256
@@ -54,6 +55,12 @@ extern struct nodeshm_ctx nodeshm_ctx_default_obj;
 #define SHMEM_CTX_SERIALIZED (1L << 0)
 #define SHMEM_CTX_PRIVATE (1L << 1)
 #define SHMEM_CTX_NOSTORE (1L << 2)
+/* Sessions (1.6): hints on a context; shmem_ctx_session_config_t fields used per config_mask */
+#define SHMEM_CTX_SESSION_BATCH (1L << 0)
+#define SHMEM_CTX_SESSION_TOTAL_OPS (1L << 0)
+typedef struct {
+    size_t total_ops;
+} shmem_ctx_session_config_t;
 
 /* Every RMA, AMO and signal call comes in two forms, shmem_NAME(args) on the default context and
  * shmem_ctx_NAME(ctx, args); NODESHM_DECLARE2 declares both. */
@@ -85,6 +92,10 @@ int shmem_n_pes(void);
 int shmem_pe_accessible(int pe);
 int shmem_addr_accessible(const void *addr, int pe);
 void *shmem_ptr(const void *dest, int pe);
+/* OpenSHMEM 1.6: nonzero between shmem_init[_thread] and its last matching shmem_finalize */
+void shmem_query_initialized(int *initialized);
+/* profiling interface: the library only records the level (see pshmem.h) */
+void shmem_pcontrol(const int level, ...);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
 /* deprecated spellings */
@@ -92,6 +103,13 @@ void start_pes(int npes);
 int _my_pe(void);
 int _num_pes(void);
 int shmem_initialized(void);
+/* deprecated (1.3) cache management: the specification keeps them; caches are coherent here */
+void shmem_clear_cache_inv(void);
+void shmem_set_cache_inv(void);
+void shmem_clear_cache_line_inv(void *dest);
+void shmem_set_cache_line_inv(void *dest);
+void shmem_udcflush(void);
+void shmem_udcflush_line(void *dest);
 
 /* ---- teams -------------------------------------------------------------------------------- */
 int shmem_team_my_pe(shmem_team_t team);
@@ -106,6 +124,8 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
                         long yaxis_mask, shmem_team_t *yaxis_team);
 void shmem_team_destroy(shmem_team_t team);
+/* OpenSHMEM 1.6: shmem_ptr with a team PE number; NULL for SHMEM_TEAM_INVALID */
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 /* Returns when every PE of the team has called it; unlike a barrier, it does not complete
  * outstanding puts (call shmem_quiet first for that). */
 int shmem_team_sync(shmem_team_t team);
@@ -161,6 +181,9 @@ NODESHM_DECLARE2(void, putmem_signal_nbi, void *dest, const void *source, size_t
 /* ---- signals -------------------------------------------------------------------------------- */
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+/* OpenSHMEM 1.6: atomic with put-with-signal updates of the same signal */
+NODESHM_DECLARE2(void, signal_add, uint64_t *sig_addr, uint64_t signal, int pe)
+NODESHM_DECLARE2(void, signal_set, uint64_t *sig_addr, uint64_t signal, int pe)
 
 /* ---- atomics -------------------------------------------------------------------------------- */
 #define NODESHM_DECLARE_AMO_EXTENDED(T, N, _)                                                      \
@@ -254,6 +277,9 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 void shmem_ctx_fence(shmem_ctx_t ctx);
 void shmem_ctx_quiet(shmem_ctx_t ctx);
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
+void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t *config,
+                             long config_mask);
+void shmem_ctx_session_stop(shmem_ctx_t ctx);
 
 /* ---- ordering, locks, barrier -------------------------------------------------------------- */
 void shmem_fence(void);
@@ -300,6 +326,10 @@ void nodeshm_generic_type_not_supported(void);
 #define shmem_ibget(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, ibget, __VA_ARGS__)
 #define shmem_put_signal(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, put_signal, __VA_ARGS__)
 #define shmem_put_signal_nbi(...) NODESHM_GENERIC_CALL(NODESHM_RMA_GENERIC_TYPES, put_signal_nbi, __VA_ARGS__)
+/* shmem_signal_add/set(ctx, sig_addr, signal, pe): the C11 form with a context (by argument count) */
+#define NODESHM_SIGNAL_PICK(_1, _2, _3, _4, NAME, ...) NAME
+#define shmem_signal_add(...) NODESHM_SIGNAL_PICK(__VA_ARGS__, shmem_ctx_signal_add, shmem_signal_add, _, _)(__VA_ARGS__)
+#define shmem_signal_set(...) NODESHM_SIGNAL_PICK(__VA_ARGS__, shmem_ctx_signal_set, shmem_signal_set, _, _)(__VA_ARGS__)
 
 #define shmem_atomic_fetch(...) NODESHM_GENERIC_CALL(NODESHM_AMO_EXTENDED_GENERIC_TYPES, atomic_fetch, __VA_ARGS__)
 #define shmem_atomic_set(...) NODESHM_GENERIC_CALL(NODESHM_AMO_EXTENDED_GENERIC_TYPES, atomic_set, __VA_ARGS__)
@@ -398,8 +428,13 @@ NODESHM_REDUCE_COMPLEX_TYPES(NODESHM_DECLARE_SCAN, _)
 #define NODESHM_REDUCE_GENERIC_CASE(T, N, OP) T : shmem_##N##_##OP##_reduce,
 #define NODESHM_REDUCE_GENERIC(TABLE, OP, X)                                                       \
     _Generic((X), TABLE(NODESHM_REDUCE_GENERIC_CASE, OP) default: nodeshm_generic_type_not_supported)
+/* complex types only where the compiler has them (the specification makes them optional) */
+#ifdef __STDC_NO_COMPLEX__
+#define NODESHM_REDUCE_ARITH_GENERIC_TYPES(X, A) NODESHM_REDUCE_MINMAX_GENERIC_TYPES(X, A)
+#else
 #define NODESHM_REDUCE_ARITH_GENERIC_TYPES(X, A)                                                   \
-    NODESHM_REDUCE_MINMAX_GENERIC_TYPES(X, A) NODESHM_REDUCE_COMPLEX_TYPES(X, A)
+    NODESHM_REDUCE_MINMAX_GENERIC_TYPES(X, A) NODESHM_REDUCE_COMPLEX_GENERIC_TYPES(X, A)
+#endif
 #define shmem_broadcast(team, dest, ...) NODESHM_COLL_GENERIC(NODESHM_RMA_GENERIC_TYPES, broadcast, *(dest))(team, dest, __VA_ARGS__)
 #define shmem_collect(team, dest, ...) NODESHM_COLL_GENERIC(NODESHM_RMA_GENERIC_TYPES, collect, *(dest))(team, dest, __VA_ARGS__)
 #define shmem_fcollect(team, dest, ...) NODESHM_COLL_GENERIC(NODESHM_RMA_GENERIC_TYPES, fcollect, *(dest))(team, dest, __VA_ARGS__)

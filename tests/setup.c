@@ -27,11 +27,11 @@ static void test_version_name(void)
 {
     int major = -1, minor = -1;
     shmem_info_get_version(&major, &minor);
-    CHECK(major == 1 && minor == 5, "shmem_info_get_version: %d.%d, expected 1.5", major, minor);
+    CHECK(major == 1 && minor == 6, "shmem_info_get_version: %d.%d, expected 1.6", major, minor);
     CHECK(major == SHMEM_MAJOR_VERSION && minor == SHMEM_MINOR_VERSION,
           "shmem_info_get_version: %d.%d, but SHMEM_MAJOR/MINOR_VERSION are %d.%d", major, minor,
           SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
-    CHECK(_SHMEM_MAJOR_VERSION == 1 && _SHMEM_MINOR_VERSION == 5, "_SHMEM_MAJOR/MINOR_VERSION");
+    CHECK(_SHMEM_MAJOR_VERSION == 1 && _SHMEM_MINOR_VERSION == 6, "_SHMEM_MAJOR/MINOR_VERSION");
     char name[SHMEM_MAX_NAME_LEN + 16];
     memset(name, 'X', sizeof name);
     shmem_info_get_name(name);

@@ -33,12 +33,12 @@ static int strided_bytes(const char *call, size_t elem, size_t bsize, size_t nbl
     return NODESHM_OK;
 }
 
-int nodeshm_ctx_put(const char *call, nodeshm_ctx_t *ctx, void *dest, const void *src, size_t elem,
+int nodeshm_dom_put(const char *call, nodeshm_domain_t *d, void *dest, const void *src, size_t elem,
                     size_t bsize, size_t nblocks, size_t dst_stride, size_t src_stride, int pe)
 {
     nodeshm_target_t t;
     strided_t r;
-    int rc = nodeshm_ctx_pe(call, ctx, &pe);
+    int rc = nodeshm_domain_pe(call, d, &pe);
     if (rc) return rc;
     if (bsize == 0 || nblocks == 0) return NODESHM_OK;
     rc = strided_bytes(call, elem, bsize, nblocks, dst_stride, src_stride, &r);
@@ -49,16 +49,16 @@ int nodeshm_ctx_put(const char *call, nodeshm_ctx_t *ctx, void *dest, const void
         return NODESHM_OK;
     }
     rc = nodeshm_remote_put(call, t.seg, t.off, src, r.block, nblocks, r.dst_stride, r.src_stride, pe);
-    nodeshm_ctx_issued(ctx);
+    nodeshm_domain_issued(d);
     return rc;
 }
 
-int nodeshm_ctx_get(const char *call, nodeshm_ctx_t *ctx, void *dest, const void *src, size_t elem,
+int nodeshm_dom_get(const char *call, nodeshm_domain_t *d, void *dest, const void *src, size_t elem,
                     size_t bsize, size_t nblocks, size_t dst_stride, size_t src_stride, int pe)
 {
     nodeshm_target_t t;
     strided_t r;
-    int rc = nodeshm_ctx_pe(call, ctx, &pe);
+    int rc = nodeshm_domain_pe(call, d, &pe);
     if (rc) return rc;
     if (bsize == 0 || nblocks == 0) return NODESHM_OK;
     rc = strided_bytes(call, elem, bsize, nblocks, dst_stride, src_stride, &r);
@@ -98,11 +98,11 @@ int nodeshm_ctx_get(const char *call, nodeshm_ctx_t *ctx, void *dest, const void
 LOCAL_AMO(uint32_t)
 LOCAL_AMO(uint64_t)
 
-int nodeshm_ctx_amo(const char *call, nodeshm_ctx_t *ctx, int op, size_t size, void *dest,
+int nodeshm_dom_amo(const char *call, nodeshm_domain_t *d, int op, size_t size, void *dest,
                     const void *operand, const void *compare, void *result, int pe)
 {
     nodeshm_target_t t;
-    int rc = nodeshm_ctx_pe(call, ctx, &pe);
+    int rc = nodeshm_domain_pe(call, d, &pe);
     if (!rc) rc = nodeshm_resolve(call, "dest", dest, size, pe, &t);
     if (rc) return rc;
     if (__builtin_expect(((uintptr_t)dest & (size - 1)) != 0, 0))
@@ -113,18 +113,18 @@ int nodeshm_ctx_amo(const char *call, nodeshm_ctx_t *ctx, int op, size_t size, v
         return NODESHM_OK;
     }
     rc = nodeshm_remote_amo(call, op, size, t.seg, t.off, operand, compare, result, pe);
-    if (!result) nodeshm_ctx_issued(ctx);
+    if (!result) nodeshm_domain_issued(d);
     return rc;
 }
 
-int nodeshm_ctx_put_signal(const char *call, nodeshm_ctx_t *ctx, void *dest, const void *src,
+int nodeshm_dom_put_signal(const char *call, nodeshm_domain_t *d, void *dest, const void *src,
                            size_t nbytes, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
     if (sig_op != 0 && sig_op != 1) /* SHMEM_SIGNAL_SET, SHMEM_SIGNAL_ADD */
         return nodeshm_report(NODESHM_ERR_ARG, call, "invalid sig_op %d", sig_op);
     nodeshm_target_t t;
-    int rc = nodeshm_ctx_pe(call, ctx, &pe); /* world PE from here on */
-    if (!rc) rc = nodeshm_ctx_put_contig(call, NODESHM_CTX_DEFAULT, dest, src, nbytes, pe);
+    int rc = nodeshm_domain_pe(call, d, &pe); /* world PE from here on */
+    if (!rc) rc = nodeshm_dom_put_contig(call, NODESHM_DOMAIN_DEFAULT, dest, src, nbytes, pe);
     if (rc) return rc;
     rc = nodeshm_resolve(call, "sig_addr", sig_addr, sizeof *sig_addr, pe, &t);
     if (rc) return rc;
@@ -142,7 +142,7 @@ int nodeshm_ctx_put_signal(const char *call, nodeshm_ctx_t *ctx, void *dest, con
     }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     rc = nodeshm_remote_amo(call, op, 8, t.seg, t.off, &signal, NULL, NULL, pe);
-    nodeshm_ctx_issued(ctx);
+    nodeshm_domain_issued(d);
     return rc;
 }
 
@@ -158,27 +158,26 @@ int nodeshm_fence(void)
     return nodeshm_quiet();
 }
 
-int nodeshm_ctx_quiet(const char *call, nodeshm_ctx_t *ctx)
+int nodeshm_dom_quiet(const char *call, nodeshm_domain_t *d)
 {
-    if (ctx == NODESHM_CTX_DEFAULT) return nodeshm_quiet(); /* also the library's own operations */
-    if (!ctx || ctx->magic != NODESHM_CTX_LIVE) return nodeshm_bad_ctx(call, ctx);
+    if (d == NODESHM_DOMAIN_DEFAULT) return nodeshm_quiet(); /* also the library's own operations */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     /* Every operation counted in `issued` now is complete once a flush that starts after this
      * load has finished; `completed` only grows, so a concurrent quiet on the same context
      * returns early only when such a flush has finished. */
-    uint64_t issued = __atomic_load_n(&ctx->issued, __ATOMIC_ACQUIRE);
-    uint64_t done = __atomic_load_n(&ctx->completed, __ATOMIC_ACQUIRE);
+    uint64_t issued = __atomic_load_n(&d->issued, __ATOMIC_ACQUIRE);
+    uint64_t done = __atomic_load_n(&d->completed, __ATOMIC_ACQUIRE);
     if (issued == done) return NODESHM_OK;
     int rc = nodeshm_remote_flush_windows(call);
     if (rc) return rc;
     while (done < issued &&
-           !__atomic_compare_exchange_n(&ctx->completed, &done, issued, 1, __ATOMIC_ACQ_REL,
+           !__atomic_compare_exchange_n(&d->completed, &done, issued, 1, __ATOMIC_ACQ_REL,
                                         __ATOMIC_ACQUIRE)) {
     }
     return NODESHM_OK;
 }
 
-int nodeshm_ctx_fence(const char *call, nodeshm_ctx_t *ctx)
+int nodeshm_dom_fence(const char *call, nodeshm_domain_t *d)
 {
-    return nodeshm_ctx_quiet(call, ctx);
+    return nodeshm_dom_quiet(call, d);
 }

@@ -196,11 +196,34 @@ static inline char *at_member(const nodeshm_team_t *t, const void *addr, int nod
     return NULL;
 }
 
-/* Checks that [addr, addr+len) is symmetric (reports otherwise). */
+/* Checks that [addr, addr+len) is symmetric (reports otherwise).  A null pointer with nothing
+ * to move is fine (OpenSHMEM 1.6: "len is 0, pointer is null: supported"); such a call is still
+ * a collective, counted and matched like any other, and nothing dereferences the pointer. */
 static int check_sym(const char *call, const char *what, const void *addr, size_t len)
 {
+    if (len == 0 && addr == NULL) return NODESHM_OK;
     nodeshm_target_t tg;
     return nodeshm_resolve(call, what, addr, len ? len : 1, nodeshm_rt.my_pe, &tg);
+}
+
+/* collect's members with nothing to send may pass a null source, so a reader cannot take a
+ * peer's source from its own: each member passes on its source as a token (segment, offset),
+ * the same symmetric address on every PE; NO_SOURCE for none. */
+#define NO_SOURCE UINT64_MAX
+static uint64_t source_token(const void *addr)
+{
+    for (int s = 0; addr && s < NODESHM_NSEGS; s++) {
+        uintptr_t off = (uintptr_t)addr - (uintptr_t)nodeshm_rt.seg[s].base;
+        if (off < nodeshm_rt.seg[s].size) return (uint64_t)s << 56 | off;
+    }
+    return NO_SOURCE;
+}
+
+/* Local pointer to node member k's copy of the source behind `token` (not NO_SOURCE). */
+static inline const char *token_at_member(const nodeshm_team_t *t, uint64_t token, int node_member)
+{
+    int s = (int)(token >> 56);
+    return nodeshm_rt.seg[s].peer_base[t->node_local[node_member]] + (token & ((1ull << 56) - 1));
 }
 
 /* ---- flags and staging within a node (one-node teams) --------------------------------------- */
@@ -716,7 +739,7 @@ static int check_reduce_args(const char *call, const char *count_name, void *des
     int rc = check_sym(call, "dest", dest, nbytes);
     if (!rc) rc = check_sym(call, "source", src, nbytes);
     if (rc) return rc;
-    if (dest != src && (char *)dest < (const char *)src + nbytes &&
+    if (nbytes && dest != src && (char *)dest < (const char *)src + nbytes &&
         (const char *)src < (char *)dest + nbytes)
         return nodeshm_report(NODESHM_ERR_ARG, call, "dest %p and source %p overlap without being "
                                                      "the same array", dest, src);
@@ -900,8 +923,8 @@ int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const voi
     }
     if (count == 0 || t->n_pes == 1) {
         (void)turn_begin(t, coll_begin(t));
-        if (exclusive) memset(dest, 0, nbytes);
-        else if (dest != src) memcpy(dest, src, nbytes);
+        if (nbytes && exclusive) memset(dest, 0, nbytes);
+        else if (nbytes && dest != src) memcpy(dest, src, nbytes);
         return NODESHM_OK;
     }
     int me = t->node_my_pe;
@@ -918,7 +941,12 @@ static int collect_node(const char *call, nodeshm_team_t *t, turn_t x, void *des
 {
     int n = t->node_n_pes, me = t->node_my_pe;
     int eager = nbytes <= copy_eager_max;
-    if (eager && n > 1) memcpy(stage_claim(t, x), src, nbytes);
+    if (eager && n > 1) { /* claimed even when empty: publish() below rewrites my ready line */
+        char *st = stage_claim(t, x);
+        if (nbytes) memcpy(st, src, nbytes);
+    }
+    /* word 3: where my source is, for readers whose own source is null (publish releases it) */
+    __atomic_store_n(&line(t, me, READY_LINE + x.b)[3], source_token(src), __ATOMIC_RELAXED);
     publish(t, x, nbytes, eager ? FROM_STAGE : FROM_SOURCE);
     size_t total = 0;
     for (int k = 0; k < n; k++)
@@ -928,7 +956,15 @@ static int collect_node(const char *call, nodeshm_team_t *t, turn_t x, void *des
     for (int k = 0; !rc && k < n; k++) {
         const uint64_t *r = line(t, k, READY_LINE + x.b);
         size_t len = k == me ? nbytes : __atomic_load_n(&r[1], __ATOMIC_RELAXED);
-        if (len) memcpy((char *)dest + off, k == me ? src : data_of(t, x, r, k, src), len);
+        if (len && k == me) {
+            memcpy((char *)dest + off, src, len);
+        } else if (len) {
+            int staged = __atomic_load_n(&r[2], __ATOMIC_RELAXED) == FROM_STAGE;
+            memcpy((char *)dest + off,
+                   staged ? stage_of(t, k, x.b)
+                          : token_at_member(t, __atomic_load_n(&r[3], __ATOMIC_RELAXED), k),
+                   len);
+        }
         off += len;
     }
     mark_done(t, x);
@@ -948,13 +984,21 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
     if (!off) return nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory for %d PEs", n);
     uint64_t e = coll_begin(t);
     (void)turn_begin(t, e);
-    /* sizes of all members -> off[i] (exclusive scan), off[n] = total */
+    /* sizes of all members -> off[i] (exclusive scan), off[n] = total; collect: with where
+     * each member's source is (source_token), as a member with nothing to send may pass null */
+    uint64_t *sizes = NULL;
     if (fixed) {
         for (int i = 0; i <= n; i++) off[i] = (size_t)i * nbytes;
     } else {
-        uint64_t mine = nbytes;
-        if (MPI_Allgather(&mine, 1, MPI_UINT64_T, off, 1, MPI_UINT64_T, t->comm) != MPI_SUCCESS) {
+        uint64_t mine[2] = {nbytes, source_token(src)};
+        sizes = malloc(sizeof(uint64_t) * 2 * (size_t)n);
+        if (!sizes) {
             free(off);
+            return nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory for %d PEs", n);
+        }
+        if (MPI_Allgather(mine, 2, MPI_UINT64_T, sizes, 2, MPI_UINT64_T, t->comm) != MPI_SUCCESS) {
+            free(off);
+            free(sizes);
             return mpi_failed(call, "MPI_Allgather of the sizes");
         }
     }
@@ -962,9 +1006,8 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
     if (!fixed) {
         size_t sum = 0;
         for (int i = 0; i < n; i++) {
-            size_t s = off[i];
             off[i] = sum;
-            sum += s;
+            sum += sizes[2 * i];
         }
         off[n] = sum;
     }
@@ -973,7 +1016,9 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
     /* my node's pieces, pulled from the members' sources */
     for (int k = 0; !rc && k < t->node_n_pes; k++) {
         int i = t->node_members[k];
-        if (off[i + 1] > off[i]) memcpy(d + off[i], at_member(t, src, k), off[i + 1] - off[i]);
+        if (off[i + 1] > off[i])
+            memcpy(d + off[i], fixed ? at_member(t, src, k) : token_at_member(t, sizes[2 * i + 1], k),
+                   off[i + 1] - off[i]);
     }
     int leader = t->node_my_pe == 0;
     int failed = rc != 0;
@@ -1001,7 +1046,7 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
                 size_t p = 0;
                 for (int i = 0; i < n; i++)
                     if (t->node_of[i] == t->my_node) {
-                        memcpy(pack + p, d + off[i], off[i + 1] - off[i]);
+                        if (off[i + 1] > off[i]) memcpy(pack + p, d + off[i], off[i + 1] - off[i]);
                         p += off[i + 1] - off[i];
                     }
                 if (MPI_Allgatherv(pack, counts[t->my_node], MPI_BYTE, recv, counts, displs,
@@ -1014,7 +1059,7 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
                 for (int i = 0; !rc && i < n; i++) {
                     int j = t->node_of[i];
                     size_t len = off[i + 1] - off[i];
-                    if (j != t->my_node) memcpy(d + off[i], recv + displs[j] + pos[j], len);
+                    if (j != t->my_node && len) memcpy(d + off[i], recv + displs[j] + pos[j], len);
                     pos[j] += len;
                 }
                 free(pos);
@@ -1029,11 +1074,13 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
         if (!leader && !failed) {
             const char *ld = at_member(t, dest, 0);
             for (int i = 0; i < n; i++)
-                if (t->node_of[i] != t->my_node) memcpy(d + off[i], ld + off[i], off[i + 1] - off[i]);
+                if (t->node_of[i] != t->my_node && off[i + 1] > off[i])
+                    memcpy(d + off[i], ld + off[i], off[i + 1] - off[i]);
         }
     }
     node_sync(t, e + 3);
     free(off);
+    free(sizes);
     return rc;
 }
 

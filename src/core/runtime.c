@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include "core/runtime.h"
+#include "core/access.h"
 #include "core/coll.h"
 #include "core/copy_engine.h"
 #include "core/dataseg.h"
@@ -86,7 +87,7 @@ static void print_banner(void)
 {
     if (env_set("SHMEM_VERSION") || env_set("SHMEM_INFO"))
         printf("nodeshm %s: OpenSHMEM %d.%d over node-shared memory and MPI\n", NODESHM_VERSION_STRING,
-               1, 5);
+               1, 6); /* shmem.h's SHMEM_MAJOR/MINOR_VERSION: the core does not include a face */
     if (env_set("SHMEM_INFO")) {
         printf("  PEs %d, nodes %d, PEs per node %d%s\n", nodeshm_rt.n_pes, nodeshm_rt.topo.n_nodes,
                nodeshm_rt.topo.node_n_pes, getenv("NODESHM_PES_PER_NODE") ? " (pseudo-nodes)" : "");
@@ -130,10 +131,24 @@ static int will_span_nodes(void)
     return n_local < n_world || (k > 0 && k < n_local);
 }
 
+/* MPI cannot start again once finalized, but OpenSHMEM (1.5+) may be initialized again after its
+ * last shmem_finalize.  So the MPI that shmem_init started is finalized at exit, not by
+ * shmem_finalize: a later shmem_init finds it up and reuses it.  Only after a completed
+ * shmem_finalize: a program that never finalizes leaves MPI as it always did. */
+static void finalize_mpi_at_exit(void)
+{
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (nodeshm_rt.owns_mpi && nodeshm_rt.finalized && up && !down) MPI_Finalize();
+}
+
 int nodeshm_runtime_init(const char *call, int requested_thread_level, int *provided)
 {
     nodeshm_runtime_t *rt = &nodeshm_rt;
-    if (rt->initialized && !rt->finalized) { /* repeated init is a no-op */
+    if (rt->initialized && !rt->finalized) {
+        /* a nested init: counted, so that only the matching last finalize releases resources */
+        rt->init_count++;
         if (provided) *provided = rt->thread_level;
         return NODESHM_OK;
     }
@@ -156,6 +171,7 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
         MPI_Init_thread(NULL, NULL, capped ? MPI_THREAD_SERIALIZED : mpi_levels[requested_thread_level],
                         &mpi_provided);
         rt->owns_mpi = 1;
+        atexit(finalize_mpi_at_exit);
     } else {
         MPI_Query_thread(&mpi_provided);
     }
@@ -215,6 +231,8 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
 
     rt->initialized = 1;
     rt->finalized = 0;
+    rt->init_count = 1;
+    rt->generation++;
     if (rt->my_pe == 0) print_banner();
     nodeshm_debug("%d PEs, %d node(s), %d PEs on my node, heap %zu bytes, %d CPUs, spin %u%s",
                   rt->n_pes, rt->topo.n_nodes, rt->topo.node_n_pes, rt->heap_size,
@@ -234,6 +252,11 @@ int nodeshm_runtime_fini(const char *call)
     MPI_Finalized(&mpi_down);
     if (mpi_down) /* the program finalized MPI first: no collective is possible any more */
         return nodeshm_report(NODESHM_ERR_ARG, call, "called after MPI_Finalize; call shmem_finalize first");
+    if (rt->init_count > 1) { /* not the last: a barrier_all, resources stay (OpenSHMEM 1.5+) */
+        rt->init_count--;
+        int rc = nodeshm_quiet();
+        return rc ? rc : nodeshm_world_barrier(call);
+    }
     int rc = nodeshm_remote_flush_all();
     if (rc == NODESHM_OK) rc = nodeshm_world_barrier(call);
     nodeshm_remote_fini();
@@ -245,6 +268,7 @@ int nodeshm_runtime_fini(const char *call)
     nodeshm_topology_destroy(&rt->topo);
     rt->finalized = 1;
     rt->initialized = 0;
-    if (rt->owns_mpi) MPI_Finalize();
+    rt->init_count = 0;
+    /* an MPI we started stays up for a later shmem_init; finalize_mpi_at_exit ends it */
     return rc;
 }

@@ -62,7 +62,9 @@ _Static_assert(sizeof(nodeshm_ctrl_t) <= NODESHM_CTRL_BYTES, "control block over
 
 typedef struct nodeshm_runtime {
     int initialized, finalized;
-    int owns_mpi;          /* we called MPI_Init, so we call MPI_Finalize */
+    int init_count;        /* init calls not yet matched by a finalize (OpenSHMEM 1.5+ nesting) */
+    unsigned generation;   /* counts completed initializations: state built for an earlier one is stale */
+    int owns_mpi;          /* we called MPI_Init, so we call MPI_Finalize (at exit: see runtime.c) */
     int thread_level;
     int my_pe, n_pes;      /* copies of topo's, for the hot paths */
     int spans_nodes;       /* more than one (pseudo-)node: the MPI path is live */

@@ -111,14 +111,14 @@ nomem:
 /* ---- the predefined teams, built on first use after shmem_init ---------------------------------- */
 static pthread_mutex_t predefined_lock = PTHREAD_MUTEX_INITIALIZER;
 static int predefined_built;      /* read without the lock: set last, with release */
-static char *predefined_for_heap; /* the runtime they were built for (a re-init rebuilds) */
-static MPI_Comm predefined_for_world = MPI_COMM_NULL;
+/* the initialization they were built for: a re-init rebuilds them (its segments and communicators
+ * may well have the same addresses and handle values as the last one's) */
+static unsigned predefined_generation;
 
 static int predefined_current(void)
 {
     return __atomic_load_n(&predefined_built, __ATOMIC_ACQUIRE) &&
-           predefined_for_heap == nodeshm_rt.seg[NODESHM_SEG_HEAP].base &&
-           predefined_for_world == nodeshm_rt.topo.world;
+           predefined_generation == nodeshm_rt.generation;
 }
 
 static int build_predefined(nodeshm_team_t *t, int slot, MPI_Comm comm, const int *pes, int n,
@@ -158,8 +158,7 @@ static int ensure_predefined(void)
             /* a new runtime: fresh (zeroed) control blocks, every slot free */
             slots_free = ~(uint64_t)0 & ~((uint64_t)1 << SLOT_WORLD) & ~((uint64_t)1 << SLOT_SHARED);
             memset(slot_epoch, 0, sizeof slot_epoch);
-            predefined_for_heap = nodeshm_rt.seg[NODESHM_SEG_HEAP].base;
-            predefined_for_world = topo->world;
+            predefined_generation = nodeshm_rt.generation;
             __atomic_store_n(&predefined_built, 1, __ATOMIC_RELEASE);
         }
     }

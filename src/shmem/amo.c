@@ -64,13 +64,22 @@ NODESHM_AMO_BITWISE_TYPES(DEFINE_AMO_BITWISE, _)
     T shmem_##N##_finc(T *dest, int pe) { return shmem_##N##_atomic_fetch_inc(dest, pe); }        \
     void shmem_##N##_inc(T *dest, int pe) { shmem_##N##_atomic_inc(dest, pe); }                   \
     T shmem_##N##_fadd(T *dest, T value, int pe) { return shmem_##N##_atomic_fetch_add(dest, value, pe); } \
-    void shmem_##N##_add(T *dest, T value, int pe) { shmem_##N##_atomic_add(dest, value, pe); }
+    void shmem_##N##_add(T *dest, T value, int pe) { shmem_##N##_atomic_add(dest, value, pe); } \
+    NODESHM_PSHMEM(shmem_##N##_cswap)                                                             \
+    NODESHM_PSHMEM(shmem_##N##_finc)                                                              \
+    NODESHM_PSHMEM(shmem_##N##_inc)                                                               \
+    NODESHM_PSHMEM(shmem_##N##_fadd)                                                              \
+    NODESHM_PSHMEM(shmem_##N##_add)
 NODESHM_DEPRECATED_AMO_TYPES(DEFINE_AMO_DEPRECATED, _)
 
 #define DEFINE_AMO_DEPRECATED_EXTENDED(T, N, _)                                                    \
     T shmem_##N##_fetch(const T *source, int pe) { return shmem_##N##_atomic_fetch(source, pe); } \
     void shmem_##N##_set(T *dest, T value, int pe) { shmem_##N##_atomic_set(dest, value, pe); }   \
-    T shmem_##N##_swap(T *dest, T value, int pe) { return shmem_##N##_atomic_swap(dest, value, pe); }
+    T shmem_##N##_swap(T *dest, T value, int pe) { return shmem_##N##_atomic_swap(dest, value, pe); } \
+    NODESHM_PSHMEM(shmem_##N##_fetch)                                                             \
+    NODESHM_PSHMEM(shmem_##N##_set)                                                               \
+    NODESHM_PSHMEM(shmem_##N##_swap)
 NODESHM_DEPRECATED_AMO_EXTENDED_TYPES(DEFINE_AMO_DEPRECATED_EXTENDED, _)
 
 long shmem_swap(long *dest, long value, int pe) { return shmem_long_atomic_swap(dest, value, pe); }
+NODESHM_PSHMEM(shmem_swap)

@@ -24,6 +24,7 @@ int shmem_sync_team(shmem_team_t team) /* shmem_sync(team), see shmem.h */
     NODESHM_CHECK(nodeshm_coll_sync(call, team_or_abort(call, team)));
     return 0;
 }
+NODESHM_PSHMEM(shmem_sync_team)
 
 /* ---- broadcast, collect, fcollect, alltoall, alltoalls ------------------------------------------- */
 static int bcast(const char *call, shmem_team_t team, void *dest, const void *src, size_t nelems,
@@ -62,46 +63,56 @@ static int alltoalls(const char *call, shmem_team_t team, void *dest, const void
     {                                                                                              \
         return bcast(__func__, team, dest, source, nelems, sizeof(T), PE_root);                   \
     }                                                                                              \
+    NODESHM_PSHMEM(shmem_##N##_broadcast)                                                          \
     int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)           \
     {                                                                                              \
         return collect(__func__, team, dest, source, nelems, sizeof(T), 0);                       \
     }                                                                                              \
+    NODESHM_PSHMEM(shmem_##N##_collect)                                                            \
     int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)          \
     {                                                                                              \
         return collect(__func__, team, dest, source, nelems, sizeof(T), 1);                       \
     }                                                                                              \
+    NODESHM_PSHMEM(shmem_##N##_fcollect)                                                           \
     int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)          \
     {                                                                                              \
         return alltoalls(__func__, team, dest, source, 1, 1, nelems, sizeof(T));                  \
     }                                                                                              \
+    NODESHM_PSHMEM(shmem_##N##_alltoall)                                                           \
     int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,         \
                               ptrdiff_t sst, size_t nelems)                                       \
     {                                                                                              \
         return alltoalls(__func__, team, dest, source, dst, sst, nelems, sizeof(T));              \
-    }
+    }                                                                                              \
+    NODESHM_PSHMEM(shmem_##N##_alltoalls)
 NODESHM_RMA_TYPES(DEFINE_DATA_COLL, _)
 
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root)
 {
     return bcast(__func__, team, dest, source, nelems, 1, PE_root);
 }
+NODESHM_PSHMEM(shmem_broadcastmem)
 int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     return collect(__func__, team, dest, source, nelems, 1, 0);
 }
+NODESHM_PSHMEM(shmem_collectmem)
 int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     return collect(__func__, team, dest, source, nelems, 1, 1);
 }
+NODESHM_PSHMEM(shmem_fcollectmem)
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     return alltoalls(__func__, team, dest, source, 1, 1, nelems, 1);
 }
+NODESHM_PSHMEM(shmem_alltoallmem)
 int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
                        ptrdiff_t sst, size_t nelems)
 {
     return alltoalls(__func__, team, dest, source, dst, sst, nelems, 1);
 }
+NODESHM_PSHMEM(shmem_alltoallsmem)
 
 /* ---- reductions ------------------------------------------------------------------------------------ */
 /* the element-wise kernels below should be vectorized, which GCC does at -O2 only from 12 on */
@@ -177,7 +188,8 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
         NODESHM_CHECK(nodeshm_coll_reduce(__func__, t, dest, source, nreduce, sizeof(T),          \
                                           reduce_##N##_##OP, MPI_OF_##N, MPIOP(T, OP)));          \
         return 0;                                                                                  \
-    }
+    }                                                                                              \
+    NODESHM_PSHMEM(shmem_##N##_##OP##_reduce)
 NODESHM_REDUCE_BITWISE_TYPES(DEFINE_REDUCE, and)
 NODESHM_REDUCE_BITWISE_TYPES(DEFINE_REDUCE, or)
 NODESHM_REDUCE_BITWISE_TYPES(DEFINE_REDUCE, xor)
@@ -197,13 +209,15 @@ NODESHM_REDUCE_COMPLEX_TYPES(DEFINE_REDUCE, prod)
                                         reduce_##N##_sum, MPI_OF_##N, MPIOP(T, sum), 0));         \
         return 0;                                                                                  \
     }                                                                                              \
+    NODESHM_PSHMEM(shmem_##N##_sum_inscan)                                                         \
     int shmem_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, size_t nelems)        \
     {                                                                                              \
         nodeshm_team_t *t = team_or_abort(__func__, team);                                        \
         NODESHM_CHECK(nodeshm_coll_scan(__func__, t, dest, source, nelems, sizeof(T),             \
                                         reduce_##N##_sum, MPI_OF_##N, MPIOP(T, sum), 1));         \
         return 0;                                                                                  \
-    }
+    }                                                                                              \
+    NODESHM_PSHMEM(shmem_##N##_sum_exscan)
 NODESHM_REDUCE_MINMAX_TYPES(DEFINE_SCAN, _)
 NODESHM_REDUCE_COMPLEX_TYPES(DEFINE_SCAN, _)
 
@@ -283,6 +297,7 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
     nodeshm_team_t *t = active_set(__func__, PE_start, logPE_stride, PE_size);
     NODESHM_CHECK(nodeshm_coll_sync(__func__, t));
 }
+NODESHM_PSHMEM(shmem_sync)
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
@@ -291,6 +306,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
     NODESHM_CHECK(nodeshm_quiet());
     NODESHM_CHECK(nodeshm_coll_sync(__func__, t));
 }
+NODESHM_PSHMEM(shmem_barrier)
 
 #define DEFINE_ASET_SIZED(B, _)                                                                    \
     void shmem_broadcast##B(void *dest, const void *source, size_t nelems, int PE_root,           \
@@ -301,6 +317,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
         NODESHM_CHECK(nodeshm_coll_broadcast(__func__, t, dest, source, nelems * (B / 8), PE_root, \
                                              0));                                                  \
     }                                                                                              \
+    NODESHM_PSHMEM(shmem_broadcast##B)                                                             \
     void shmem_collect##B(void *dest, const void *source, size_t nelems, int PE_start,           \
                           int logPE_stride, int PE_size, long *pSync)                             \
     {                                                                                              \
@@ -308,6 +325,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
         nodeshm_team_t *t = active_set(__func__, PE_start, logPE_stride, PE_size);                \
         NODESHM_CHECK(nodeshm_coll_collect(__func__, t, dest, source, nelems * (B / 8), 0));      \
     }                                                                                              \
+    NODESHM_PSHMEM(shmem_collect##B)                                                               \
     void shmem_fcollect##B(void *dest, const void *source, size_t nelems, int PE_start,          \
                            int logPE_stride, int PE_size, long *pSync)                            \
     {                                                                                              \
@@ -315,6 +333,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
         nodeshm_team_t *t = active_set(__func__, PE_start, logPE_stride, PE_size);                \
         NODESHM_CHECK(nodeshm_coll_collect(__func__, t, dest, source, nelems * (B / 8), 1));      \
     }                                                                                              \
+    NODESHM_PSHMEM(shmem_fcollect##B)                                                              \
     void shmem_alltoall##B(void *dest, const void *source, size_t nelems, int PE_start,          \
                            int logPE_stride, int PE_size, long *pSync)                            \
     {                                                                                              \
@@ -322,6 +341,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
         nodeshm_team_t *t = active_set(__func__, PE_start, logPE_stride, PE_size);                \
         NODESHM_CHECK(nodeshm_coll_alltoalls(__func__, t, dest, source, 1, 1, nelems, B / 8));    \
     }                                                                                              \
+    NODESHM_PSHMEM(shmem_alltoall##B)                                                              \
     void shmem_alltoalls##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,        \
                             size_t nelems, int PE_start, int logPE_stride, int PE_size,          \
                             long *pSync)                                                          \
@@ -332,7 +352,8 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
         NODESHM_CHECK(nodeshm_check_stride(__func__, "sst", sst));                                \
         NODESHM_CHECK(nodeshm_coll_alltoalls(__func__, t, dest, source, (size_t)dst, (size_t)sst, \
                                              nelems, B / 8));                                      \
-    }
+    }                                                                                              \
+    NODESHM_PSHMEM(shmem_alltoalls##B)
 DEFINE_ASET_SIZED(32, _)
 DEFINE_ASET_SIZED(64, _)
 
@@ -362,7 +383,8 @@ SIGNED_ONLY(long long, longlong, xor)
             NODESHM_CHECK(nodeshm_report(NODESHM_ERR_ARG, __func__, "invalid nreduce %d", nreduce)); \
         NODESHM_CHECK(nodeshm_coll_reduce(__func__, t, dest, source, (size_t)nreduce, sizeof(T),  \
                                           reduce_##N##_##OP, MPI_OF_##N, MPIOP(T, OP)));          \
-    }
+    }                                                                                              \
+    NODESHM_PSHMEM(shmem_##N##_##OP##_to_all)
 NODESHM_TOALL_BITWISE_TYPES(DEFINE_TO_ALL, and)
 NODESHM_TOALL_BITWISE_TYPES(DEFINE_TO_ALL, or)
 NODESHM_TOALL_BITWISE_TYPES(DEFINE_TO_ALL, xor)

@@ -26,6 +26,7 @@ void shmem_set_lock(long *lock)
     while (SERVING(lock_read(__func__, lock)) != NEXT(old)) nodeshm_wait_step(&w);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
+NODESHM_PSHMEM(shmem_set_lock)
 
 int shmem_test_lock(long *lock)
 {
@@ -36,6 +37,7 @@ int shmem_test_lock(long *lock)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return old == v ? 0 : 1;
 }
+NODESHM_PSHMEM(shmem_test_lock)
 
 void shmem_clear_lock(long *lock)
 {
@@ -49,3 +51,4 @@ void shmem_clear_lock(long *lock)
         v = old;
     }
 }
+NODESHM_PSHMEM(shmem_clear_lock)

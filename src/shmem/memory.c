@@ -43,13 +43,17 @@ static size_t heap_offset(const char *call, void *ptr)
 }
 
 void *shmem_malloc(size_t size) { return heap_alloc(__func__, size, 0); }
+NODESHM_PSHMEM(shmem_malloc)
 
 void *shmem_malloc_with_hints(size_t size, long hints)
 {
-    if (hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE))
-        NODESHM_CHECK(nodeshm_report(NODESHM_ERR_ARG, __func__, "invalid hints 0x%lx", hints));
+    /* hints only allow optimizations, so bits this library does not know (another
+     * implementation's, or a later specification's) are ignored, not errors */
+    long unknown = hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE);
+    if (unknown) nodeshm_debug("%s: ignoring unknown hint bits %#lx (of %#lx)", __func__, unknown, hints);
     return heap_alloc(__func__, size, 0); /* every block is fit for atomics and signals */
 }
+NODESHM_PSHMEM(shmem_malloc_with_hints)
 
 void *shmem_calloc(size_t count, size_t size)
 {
@@ -67,6 +71,7 @@ void *shmem_calloc(size_t count, size_t size)
     }
     return p;
 }
+NODESHM_PSHMEM(shmem_calloc)
 
 void *shmem_align(size_t alignment, size_t size)
 {
@@ -80,6 +85,7 @@ void *shmem_align(size_t alignment, size_t size)
     }
     return heap_alloc(__func__, size, alignment < 64 ? 0 : alignment);
 }
+NODESHM_PSHMEM(shmem_align)
 
 void shmem_free(void *ptr)
 {
@@ -89,6 +95,7 @@ void shmem_free(void *ptr)
     collective_sync(__func__); /* nobody may still be using the block */
     symheap_free(nodeshm_rt.heap, off);
 }
+NODESHM_PSHMEM(shmem_free)
 
 void *shmem_realloc(void *ptr, size_t size)
 {
@@ -119,6 +126,7 @@ void *shmem_realloc(void *ptr, size_t size)
     collective_sync(__func__);
     return p;
 }
+NODESHM_PSHMEM(shmem_realloc)
 
 void *shmalloc(size_t size) { return shmem_malloc(size); }
 void shfree(void *ptr) { shmem_free(ptr); }

@@ -5,17 +5,21 @@
 /* shmem_fence, shmem_quiet: the default context's, which also complete the library's own
  * operations.  On SHMEM_CTX_INVALID the ctx forms do nothing. */
 void shmem_fence(void) { NODESHM_CHECK(nodeshm_fence()); }
+NODESHM_PSHMEM(shmem_fence)
 void shmem_quiet(void) { NODESHM_CHECK(nodeshm_quiet()); }
+NODESHM_PSHMEM(shmem_quiet)
 
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     if (ctx != SHMEM_CTX_INVALID) NODESHM_CHECK(nodeshm_ctx_fence(__func__, ctx));
 }
+NODESHM_PSHMEM(shmem_ctx_fence)
 
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
     if (ctx != SHMEM_CTX_INVALID) NODESHM_CHECK(nodeshm_ctx_quiet(__func__, ctx));
 }
+NODESHM_PSHMEM(shmem_ctx_quiet)
 
 /* Completes the operations to the given PEs (numbered in the context's team). */
 static void pe_quiet(const char *call, nodeshm_ctx_t *ctx, const int *target_pes, size_t npes)
@@ -34,11 +38,13 @@ void shmem_pe_quiet(const int *target_pes, size_t npes)
 {
     pe_quiet(__func__, NODESHM_CTX_DEFAULT, target_pes, npes);
 }
+NODESHM_PSHMEM(shmem_pe_quiet)
 
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
     if (ctx != SHMEM_CTX_INVALID) pe_quiet(__func__, ctx, target_pes, npes);
 }
+NODESHM_PSHMEM(shmem_ctx_pe_quiet)
 
 void shmem_barrier_all(void)
 {
@@ -46,6 +52,7 @@ void shmem_barrier_all(void)
     NODESHM_CHECK(nodeshm_quiet());
     NODESHM_CHECK(nodeshm_world_barrier(__func__));
 }
+NODESHM_PSHMEM(shmem_barrier_all)
 
 void shmem_sync_all(void)
 {
@@ -53,3 +60,4 @@ void shmem_sync_all(void)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     NODESHM_CHECK(nodeshm_world_barrier(__func__));
 }
+NODESHM_PSHMEM(shmem_sync_all)

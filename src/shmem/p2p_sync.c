@@ -105,12 +105,29 @@ static size_t scan_wait_set(const char *call, int mode, int block, const void *i
     { return SCAN(N, WAIT_ANY, 0, ivars, nelems, status, NULL, cmp_values, 1); }                      \
     size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,                  \
                                         const int *status, int cmp, T *cmp_values)                 \
-    { return SCAN(N, WAIT_SOME, 0, ivars, nelems, status, indices, cmp_values, 1); }
+    { return SCAN(N, WAIT_SOME, 0, ivars, nelems, status, indices, cmp_values, 1); }                  \
+    NODESHM_PSHMEM(shmem_##N##_wait_until) \
+    NODESHM_PSHMEM(shmem_##N##_test) \
+    NODESHM_PSHMEM(shmem_##N##_wait_until_all) \
+    NODESHM_PSHMEM(shmem_##N##_wait_until_any) \
+    NODESHM_PSHMEM(shmem_##N##_wait_until_some) \
+    NODESHM_PSHMEM(shmem_##N##_wait_until_all_vector) \
+    NODESHM_PSHMEM(shmem_##N##_wait_until_any_vector) \
+    NODESHM_PSHMEM(shmem_##N##_wait_until_some_vector) \
+    NODESHM_PSHMEM(shmem_##N##_test_all) \
+    NODESHM_PSHMEM(shmem_##N##_test_any) \
+    NODESHM_PSHMEM(shmem_##N##_test_some) \
+    NODESHM_PSHMEM(shmem_##N##_test_all_vector) \
+    NODESHM_PSHMEM(shmem_##N##_test_any_vector) \
+    NODESHM_PSHMEM(shmem_##N##_test_some_vector)
 NODESHM_P2P_TYPES(DEFINE_P2P, _)
 
 /* deprecated: wait while *ivar == cmp_value */
 #define DEFINE_WAIT_DEPRECATED(T, N, _)                                                            \
-    void shmem_##N##_wait(T *ivar, T cmp_value) { shmem_##N##_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+    void shmem_##N##_wait(T *ivar, T cmp_value) { shmem_##N##_wait_until(ivar, SHMEM_CMP_NE, cmp_value); } \
+    NODESHM_PSHMEM(shmem_##N##_wait)
 NODESHM_DEPRECATED_WAIT_TYPES(DEFINE_WAIT_DEPRECATED, _)
 void shmem_wait(long *ivar, long cmp_value) { shmem_long_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
 void shmem_wait_until(long *ivar, int cmp, long cmp_value) { shmem_long_wait_until(ivar, cmp, cmp_value); }
+NODESHM_PSHMEM(shmem_wait)
+NODESHM_PSHMEM(shmem_wait_until)

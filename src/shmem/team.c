@@ -4,18 +4,22 @@
 
 #include <stdlib.h>
 
+extern __typeof__(shmem_ptr) pshmem_ptr; /* setup.c */
+
 /* Queries on an invalid handle return -1, as the specification asks. */
 int shmem_team_my_pe(shmem_team_t team)
 {
     nodeshm_team_t *t = nodeshm_team_get(team);
     return t ? t->my_pe : -1;
 }
+NODESHM_PSHMEM(shmem_team_my_pe)
 
 int shmem_team_n_pes(shmem_team_t team)
 {
     nodeshm_team_t *t = nodeshm_team_get(team);
     return t ? t->n_pes : -1;
 }
+NODESHM_PSHMEM(shmem_team_n_pes)
 
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
@@ -33,6 +37,7 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
     if (config_mask & SHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = t->config.num_contexts;
     return 0;
 }
+NODESHM_PSHMEM(shmem_team_get_config)
 
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
@@ -40,6 +45,7 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
     if (!s || !d || src_pe < 0 || src_pe >= s->n_pes) return -1;
     return nodeshm_team_index_of(d, s->pes[src_pe]);
 }
+NODESHM_PSHMEM(shmem_team_translate_pe)
 
 /* The configuration a team is created with: defaults, overridden by the fields config_mask
  * selects.  Returns 0 and reports when this PE's arguments are bad. */
@@ -118,6 +124,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     *new_team = t;
     return 0;
 }
+NODESHM_PSHMEM(shmem_team_split_strided)
 
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         const shmem_team_config_t *xaxis_config, long xaxis_mask,
@@ -159,6 +166,7 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
     *yaxis_team = yt;
     return xrc == NODESHM_OK && yrc == NODESHM_OK ? 0 : -1;
 }
+NODESHM_PSHMEM(shmem_team_split_2d)
 
 void shmem_team_destroy(shmem_team_t team)
 {
@@ -168,6 +176,7 @@ void shmem_team_destroy(shmem_team_t team)
     if (!t) nodeshm_abort_job(NODESHM_ERR_ARG);
     NODESHM_CHECK(nodeshm_team_destroy(call, t));
 }
+NODESHM_PSHMEM(shmem_team_destroy)
 
 int shmem_team_sync(shmem_team_t team)
 {
@@ -177,6 +186,7 @@ int shmem_team_sync(shmem_team_t team)
     NODESHM_CHECK(nodeshm_team_sync(call, t));
     return 0;
 }
+NODESHM_PSHMEM(shmem_team_sync)
 
 int shmemx_team_create_from_comm(MPI_Comm comm, shmem_team_t *team)
 {
@@ -202,3 +212,13 @@ int shmemx_team_get_comm(shmem_team_t team, MPI_Comm *comm)
     *comm = t ? t->comm : MPI_COMM_NULL;
     return t ? 0 : -1;
 }
+
+/* OpenSHMEM 1.6: shmem_ptr with a team PE number.  Through pshmem_ptr, so that a tool wrapping
+ * shmem_ptr does not count this call twice. */
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+    nodeshm_team_t *t = nodeshm_team_get(team); /* NULL: SHMEM_TEAM_INVALID, destroyed, no init */
+    if (!t || pe < 0 || pe >= t->n_pes) return NULL;
+    return pshmem_ptr(dest, t->pes[pe]);
+}
+NODESHM_PSHMEM(shmem_team_ptr)
