@@ -94,8 +94,16 @@ int nodeshm_shared_release(nodeshm_shared_t h, uint64_t epoch);
 int nodeshm_shared_wait_released(nodeshm_shared_t h, int rank, uint64_t epoch);
 
 /* Collective calls libnodeshm_mpi has run itself (not handed to the MPI library) in this
- * process so far: tells whether the interposer is active. */
+ * process so far, plus MPI_Alltoallv calls whose vote it ran before handing them over (a block
+ * was too big): tells whether the interposer is active. */
 long nodeshm_mpi_accelerated(void);
+/* The same for one op, named as NODESHM_MPI_DISABLE names it ("barrier", "bcast", "gather",
+ * "gatherv", "scatter", "scatterv", "allgather", "allgatherv", "reduce", "allreduce",
+ * "reduce_scatter_block", "alltoall", "alltoallv"; any case), whatever the entry point the program
+ * called (MPI_Bcast, the MPI-4 large-count MPI_Bcast_c, Fortran's mpi_bcast): calls that went to
+ * the MPI library, and calls with nothing to move (count 0), are not counted.  An unknown name:
+ * -1, with a message on stderr naming it. */
+long nodeshm_mpi_accelerated_op(const char *op);
 
 #ifdef __cplusplus
 }

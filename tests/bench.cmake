@@ -83,5 +83,5 @@ if(EXISTS "${PROJECT_SOURCE_DIR}/bench/mpi_osu.c" AND EXISTS "${PROJECT_SOURCE_D
     "nodeshm_mpi: MPI_Init: tuning file [^ ]*bad_name.conf line 3: 'FOO_BAR=1': NAME must start with NODESHM_"
     ${_mpi})
   nodeshm_bench_bad(mpi_value 1 "${_dir}/mpi_disable.conf"
-    "nodeshm_mpi: bad value NODESHM_MPI_DISABLE=\"nonsense\"" ${_mpi})
+    "nodeshm_mpi: MPI_Init: invalid NODESHM_MPI_DISABLE=.nonsense. \\(expected a comma-separated list of: barrier bcast" ${_mpi})
 endif()

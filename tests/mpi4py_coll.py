@@ -5,10 +5,15 @@ rebuilding anything.  Run as
 
 Allreduce (sum, max, several types and sizes), Bcast from every root, Gather to every root and
 Barrier on fresh random data (seed printed by rank 0; NODESHM_TEST_SEED replays), buffers from
-the array module (no numpy needed); every result checked against values computed here.  Proves
-that the interposer ran the calls (nodeshm_mpi_accelerated() > 0, through ctypes) and that
-mpi4py uses the MPI it was meant to (MPI.Get_library_version(), --expect).  Exit status 77 if
-mpi4py is missing (the test is then skipped)."""
+the array module (no numpy needed); every result checked against values computed here.  Then
+every buffer collective mpi4py has (Allreduce, Bcast, Gather(v), Scatter(v), Allgather(v),
+Reduce, Reduce_scatter_block, Alltoall(v), Barrier), N calls each on fresh data, values checked,
+and that op's counter (nodeshm_mpi_accelerated_op, through ctypes) must grow by exactly N: the
+interposer ran every call, whichever entry mpi4py used (MPI_Bcast, or MPI_Bcast_c under an MPI-4
+library).  The test's environment (tests/mpi_extra.cmake) puts every op inside its window;
+gatherv and scatterv are expected only on one node (NODESHM_PES_PER_NODE cuts the machine into
+pseudo-nodes).  Also checks that mpi4py uses the MPI it was meant to (MPI.Get_library_version(),
+--expect).  Exit status 77 if mpi4py is missing (the test is then skipped)."""
 import array
 import ctypes
 import os
@@ -46,9 +51,12 @@ if expect:
 try:
     accelerated = ctypes.CDLL(None).nodeshm_mpi_accelerated
     accelerated.restype = ctypes.c_long
+    accelerated_op = ctypes.CDLL(None).nodeshm_mpi_accelerated_op
+    accelerated_op.restype = ctypes.c_long
+    accelerated_op.argtypes = [ctypes.c_char_p]
 except AttributeError:
-    accelerated = None
-check(accelerated is not None, "nodeshm_mpi_accelerated not found: is libnodeshm_mpi.so preloaded?")
+    accelerated = accelerated_op = None
+check(accelerated is not None, "nodeshm_mpi_accelerated(_op) not found: is libnodeshm_mpi.so preloaded?")
 
 seed = None
 if rank == 0:
@@ -125,6 +133,175 @@ for it in range(20):
     else:
         for _ in range(size - 1):
             check(comm.recv(source=MPI.ANY_SOURCE, tag=100 + it) == it, "message after Barrier %d" % it)
+
+# Every buffer collective, N calls each, counted per op.  Counts are the same on all ranks
+# (drawn from the shared seed), data fresh per call; values checked against Python's.
+N = 10
+ppn = int(os.environ.get("NODESHM_PES_PER_NODE", "0") or 0)
+n_nodes = (size + ppn - 1) // ppn if ppn > 0 else 1  # one machine (mpiexec runs here)
+shared = random.Random(seed * 7 + 1)
+
+
+def ints(g, n):
+    return array.array("i", [g.randrange(-10**6, 10**6) for _ in range(n)])
+
+
+def zeros(n):
+    return array.array("i", bytes(4 * n))
+
+
+def layout(counts):
+    """displacements of blocks in reverse rank order with a gap of one before each"""
+    displs, total = [0] * len(counts), 0
+    for r in reversed(range(len(counts))):
+        displs[r] = total + 1
+        total += counts[r] + 1
+    return displs, total
+
+
+def t_allreduce(i, k):
+    n = shared.randrange(1, 300)
+    ops = [(MPI.SUM, lambda a, b: a + b), (MPI.MAX, max), (MPI.MIN, min)]
+    op, f = ops[i % 3]
+    recv = zeros(n)
+    comm.Allreduce([ints(stream(rank, k), n), MPI.INT], [recv, MPI.INT], op=op)
+    want = list(ints(stream(0, k), n))
+    for r in range(1, size):
+        want = [f(a, b) for a, b in zip(want, ints(stream(r, k), n))]
+    check(list(recv) == want, "Allreduce call %d" % i)
+
+
+def t_bcast(i, k):
+    n, root = shared.randrange(1, 300), i % size
+    buf = ints(stream(root, k), n) if rank == root else zeros(n)
+    comm.Bcast([buf, MPI.INT], root=root)
+    check(buf == ints(stream(root, k), n), "Bcast call %d" % i)
+
+
+def t_gather(i, k):
+    n, root = shared.randrange(1, 300), i % size
+    recv = zeros(n * size) if rank == root else None
+    comm.Gather([ints(stream(rank, k), n), MPI.INT], [recv, MPI.INT] if rank == root else None, root=root)
+    if rank == root:
+        want = array.array("i")
+        for r in range(size):
+            want += ints(stream(r, k), n)
+        check(recv == want, "Gather call %d" % i)
+
+
+def t_gatherv(i, k):
+    counts, root = [shared.randrange(0 if r % 3 == 1 else 1, 200) for r in range(size)], i % size
+    displs, total = layout(counts)
+    recv = zeros(total) if rank == root else None
+    comm.Gatherv([ints(stream(rank, k), counts[rank]), MPI.INT],
+                 [recv, (counts, displs), MPI.INT] if rank == root else None, root=root)
+    if rank == root:
+        want = zeros(total)
+        for r in range(size):
+            want[displs[r]:displs[r] + counts[r]] = ints(stream(r, k), counts[r])
+        check(recv == want, "Gatherv call %d" % i)
+
+
+def t_scatter(i, k):
+    n, root = shared.randrange(1, 300), i % size
+    recv = zeros(n)
+    comm.Scatter([ints(stream(root, k), n * size), MPI.INT] if rank == root else None, [recv, MPI.INT], root=root)
+    check(recv == ints(stream(root, k), n * size)[rank * n:(rank + 1) * n], "Scatter call %d" % i)
+
+
+def t_scatterv(i, k):
+    counts, root = [shared.randrange(0 if r % 3 == 1 else 1, 200) for r in range(size)], i % size
+    displs, total = layout(counts)
+    recv = zeros(counts[rank])
+    comm.Scatterv([ints(stream(root, k), total), (counts, displs), MPI.INT] if rank == root else None,
+                  [recv, MPI.INT], root=root)
+    check(recv == ints(stream(root, k), total)[displs[rank]:displs[rank] + counts[rank]], "Scatterv call %d" % i)
+
+
+def t_allgather(i, k):
+    n = shared.randrange(1, 300)
+    recv = zeros(n * size)
+    comm.Allgather([ints(stream(rank, k), n), MPI.INT], [recv, MPI.INT])
+    want = array.array("i")
+    for r in range(size):
+        want += ints(stream(r, k), n)
+    check(recv == want, "Allgather call %d" % i)
+
+
+def t_allgatherv(i, k):
+    counts = [shared.randrange(0 if r % 3 == 1 else 1, 200) for r in range(size)]
+    displs, total = layout(counts)
+    recv = zeros(total)
+    comm.Allgatherv([ints(stream(rank, k), counts[rank]), MPI.INT], [recv, (counts, displs), MPI.INT])
+    want = zeros(total)
+    for r in range(size):
+        want[displs[r]:displs[r] + counts[r]] = ints(stream(r, k), counts[r])
+    check(recv == want, "Allgatherv call %d" % i)
+
+
+def t_reduce(i, k):
+    n, root = shared.randrange(1, 300), i % size
+    recv = zeros(n) if rank == root else None
+    comm.Reduce([ints(stream(rank, k), n), MPI.INT], [recv, MPI.INT] if rank == root else None,
+                op=MPI.SUM, root=root)
+    if rank == root:
+        want = [sum(v) for v in zip(*[ints(stream(r, k), n) for r in range(size)])]
+        check(list(recv) == want, "Reduce call %d" % i)
+
+
+def t_reduce_scatter_block(i, k):
+    n = shared.randrange(1, 100)
+    recv = zeros(n)
+    comm.Reduce_scatter_block([ints(stream(rank, k), n * size), MPI.INT], [recv, MPI.INT], op=MPI.SUM)
+    want = [sum(v) for v in zip(*[ints(stream(r, k), n * size) for r in range(size)])]
+    check(list(recv) == want[rank * n:(rank + 1) * n], "Reduce_scatter_block call %d" % i)
+
+
+def t_alltoall(i, k):
+    n = shared.randrange(1, 100)
+    recv = zeros(n * size)
+    comm.Alltoall([ints(stream(rank, k), n * size), MPI.INT], [recv, MPI.INT])
+    want = array.array("i")
+    for r in range(size):
+        want += ints(stream(r, k), n * size)[rank * n:(rank + 1) * n]
+    check(recv == want, "Alltoall call %d" % i)
+
+
+def t_alltoallv(i, k):
+    def count(src, dst):  # any rank can compute every pair's count
+        return (src * 7 + dst * 3 + i) % 17 + (0 if (src + dst + i) % 5 == 0 else 1)
+
+    scounts = [count(rank, r) for r in range(size)]
+    rcounts = [count(r, rank) for r in range(size)]
+    sdispls, stotal = layout(scounts)
+    rdispls, rtotal = layout(rcounts)
+    recv = zeros(rtotal)
+    comm.Alltoallv([ints(stream(rank, k), stotal), (scounts, sdispls), MPI.INT], [recv, (rcounts, rdispls), MPI.INT])
+    want = zeros(rtotal)
+    for r in range(size):
+        sd, _ = layout([count(r, q) for q in range(size)])
+        want[rdispls[r]:rdispls[r] + rcounts[r]] = ints(stream(r, k), sum(count(r, q) + 1 for q in range(size)))[
+            sd[rank]:sd[rank] + rcounts[r]]
+    check(recv == want, "Alltoallv call %d" % i)
+
+
+def t_barrier(i, k):
+    comm.Barrier()
+
+
+per_op = [("allreduce", t_allreduce), ("bcast", t_bcast), ("gather", t_gather), ("gatherv", t_gatherv),
+          ("scatter", t_scatter), ("scatterv", t_scatterv), ("allgather", t_allgather),
+          ("allgatherv", t_allgatherv), ("reduce", t_reduce), ("reduce_scatter_block", t_reduce_scatter_block),
+          ("alltoall", t_alltoall), ("alltoallv", t_alltoallv), ("barrier", t_barrier)]
+for name, fn in per_op:
+    before = accelerated_op(name.encode()) if accelerated_op else 0
+    for i in range(N):
+        k += 1
+        fn(i, k)
+    moved = (accelerated_op(name.encode()) if accelerated_op else 0) - before
+    # one rank: nothing to accelerate; gatherv/scatterv: one node only
+    want = 0 if size == 1 or (name in ("gatherv", "scatterv") and n_nodes > 1) else N
+    check(moved == want, "%s: %d of %d calls run by nodeshm, expected %d" % (name, moved, N, want))
 
 n_acc = accelerated() if accelerated else 0
 if size > 1:

@@ -38,7 +38,7 @@ static char *blk_at(void *recvbuf, const blocks_t *g, int r)
 }
 
 static int allgather_shm(nsm_state_t *s, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, const blocks_t *g, MPI_Datatype recvtype, MPI_Comm comm)
+                         void *recvbuf, const blocks_t *g, MPI_Datatype recvtype, MPI_Comm comm, int op)
 {
     const int multi = s->n_nodes > 1, me = s->rank, in_place = sendbuf == MPI_IN_PLACE;
     size_t *soff = NULL; /* between nodes: stage offset of each stage index, [size + 1] */
@@ -53,7 +53,7 @@ static int allgather_shm(nsm_state_t *s, const void *sendbuf, int sendcount, MPI
         for (int r = 0; r < s->size; r++) soff[s->stage_index[r] + 1] = blk_bytes(g, r);
         for (int i = 0; i < s->size; i++) soff[i + 1] += soff[i];
     }
-    uint64_t seq = nsm_begin(s);
+    uint64_t seq = nsm_begin(s, op);
     char *mine = multi ? s->stage + soff[s->stage_index[me]]
                        : nsm_slot(s, s->node_rank);
     if (in_place)
@@ -111,7 +111,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     blocks_t g = {recvcount, NULL, NULL, (size_t)(b / recvcount), 0};
     MPI_Aint lb;
     PMPI_Type_get_extent(recvtype, &lb, &g.ext);
-    return allgather_shm(s, sendbuf, sendcount, sendtype, recvbuf, &g, recvtype, comm);
+    return allgather_shm(s, sendbuf, sendcount, sendtype, recvbuf, &g, recvtype, comm, NSM_OP_ALLGATHER);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -137,5 +137,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     blocks_t g = {0, recvcounts, displs, (size_t)t, 0};
     MPI_Aint lb;
     PMPI_Type_get_extent(recvtype, &lb, &g.ext);
-    return allgather_shm(s, sendbuf, sendcount, sendtype, recvbuf, &g, recvtype, comm);
+    return allgather_shm(s, sendbuf, sendcount, sendtype, recvbuf, &g, recvtype, comm, NSM_OP_ALLGATHERV);
 }
+NSM_ENTRY_ALIAS(Allgather)
+NSM_ENTRY_ALIAS(Allgatherv)

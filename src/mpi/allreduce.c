@@ -38,7 +38,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     if (!ok) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
     if (count == 0) return MPI_SUCCESS;
     size_t bytes = (size_t)count * (size_t)extent;
-    uint64_t seq = nsm_begin(s);
+    uint64_t seq = nsm_begin(s, NSM_OP_ALLREDUCE);
     char *slot = nsm_slot(s, s->node_rank);
     memcpy(slot, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
     nsm_store(&NSM_MY(s)->arrive, seq);
@@ -81,3 +81,4 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     nsm_store(&NSM_MY(s)->done, seq);
     return MPI_SUCCESS;
 }
+NSM_ENTRY_ALIAS(Allreduce)

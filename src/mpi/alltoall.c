@@ -15,7 +15,8 @@
  *
  * Alltoallv: no rank knows the others' counts, so the path cannot be chosen from the arguments
  * alone.  The first flag round carries the agreement instead: T is the configured threshold
- * (NODESHM_MPI_ALLTOALLV_MAX, the same on all ranks); every rank writes its blocks into the
+ * (NODESHM_MPI_ALLTOALLV_MAX, the same on all ranks) capped by what fits the matrix
+ * (nsm_a2av_stride); every rank writes its blocks into the
  * matrix if its own largest block fits T, and publishes that largest block (its "vote") in the
  * result area before it raises its arrive flag.  On one node every rank reads all votes after the
  * arrive round and all see the same maximum: fits, everyone pulls its blocks; too big, everyone
@@ -92,6 +93,20 @@ static char *a2a_area(const nsm_state_t *s, size_t stride)
     return 2 * (size_t)s->max_node_size * (size_t)s->size * stride <= s->stage_bytes ? s->stage : NULL;
 }
 
+/* Not the threshold alone: the matrix (size^2 blocks on one node, the leaders' stage between
+ * nodes) is sized from the thresholds but capped by NODESHM_MPI_STAGE_MAX (nsmpi.c), so a
+ * widened threshold used as the stride made the matrix not fit and sent every call, 8-byte ones
+ * too, to the MPI library (2 ranks: MAX >= 2m; 4 ranks: >= 1m).  The cap is a whole number of
+ * cache lines, so that blocks of different senders do not share one.  Agreed values only. */
+size_t nsm_a2av_stride(const nsm_state_t *s)
+{
+    size_t max = s->max[NSM_OP_ALLTOALLV], room;
+    if (s->n_nodes == 1) room = (size_t)s->node_size * s->slot_bytes / ((size_t)s->size * (size_t)s->size);
+    else room = s->stage_bytes / (2 * (size_t)s->max_node_size * (size_t)s->size);
+    if (room >= NSM_LINE) room -= room % NSM_LINE;
+    return max < room ? max : room;
+}
+
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -119,7 +134,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
     /* my own block: straight across when both sides are plain bytes (not in place) */
     const int self_direct = !in_place && sdense && rdense;
-    uint64_t seq = nsm_begin(s);
+    uint64_t seq = nsm_begin(s, NSM_OP_ALLTOALL);
     area = a2a_area(s, T);
     for (int r = 0; r < s->size; r++)
         if (r != s->rank || !self_direct)
@@ -169,12 +184,16 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
  * it.  Falling back is always correct, and every rank counts alike. */
 #define A2AV_SKIP_MAX 16
 
-int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                  void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                  MPI_Comm comm)
+/* The body: MPI_SUCCESS, or NSM_HANDED_OVER when the call is the MPI library's (its caller makes
+ * it: PMPI_Alltoallv, or PMPI_Alltoallv_c from bigcount.c).  veto: this rank cannot run it (a
+ * large-count call whose counts or displacements do not fit an int): it votes "too big" without
+ * reading the arrays, so that every rank hands the call over together. */
+int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm, int veto)
 {
     nsm_state_t *s = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
-    const size_t T = s ? s->max[NSM_OP_ALLTOALLV] : 0;
+    const size_t T = s ? nsm_a2av_stride(s) : 0;
     if (!T) s = NULL;
     char *area = s ? a2a_area(s, T) : NULL;
     if (area && (size_t)(s->max_node_size + 1) * NSM_LINE > s->result_bytes) area = NULL;
@@ -184,16 +203,14 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
         s->a2av_skip--;
         area = NULL;
     }
-    if (!area)
-        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                              comm);
+    if (!area) return NSM_HANDED_OVER;
     const int in_place = sendbuf == MPI_IN_PLACE;
     const void *sbuf = in_place ? recvbuf : sendbuf;
     const int *scounts = in_place ? recvcounts : sendcounts, *sdisp = in_place ? rdispls : sdispls;
     MPI_Datatype stype = in_place ? recvtype : sendtype;
     int ssize = 0, rsize = 0, sdense = 0, rdense = 0;
     MPI_Aint lb, sext = 0, rext = 0;
-    int usable = stype != MPI_DATATYPE_NULL && recvtype != MPI_DATATYPE_NULL &&
+    int usable = !veto && stype != MPI_DATATYPE_NULL && recvtype != MPI_DATATYPE_NULL &&
                  PMPI_Type_size(stype, &ssize) == MPI_SUCCESS && PMPI_Type_size(recvtype, &rsize) == MPI_SUCCESS;
     if (usable) {
         PMPI_Type_get_extent(stype, &lb, &sext);
@@ -212,7 +229,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     }
 
     const int self_direct = !in_place && sdense && rdense; /* my own block goes straight across */
-    uint64_t seq = nsm_begin(s);
+    uint64_t seq = nsm_begin_uncounted(s, NSM_NEED_ANY); /* counted once the vote fits */
     area = a2a_area(s, T);
     if (mine <= T)
         for (int r = 0; r < s->size; r++)
@@ -243,10 +260,11 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
         s->a2av_backoff = s->a2av_backoff ? 2 * s->a2av_backoff : 1;
         if (s->a2av_backoff > A2AV_SKIP_MAX) s->a2av_backoff = A2AV_SKIP_MAX;
         s->a2av_skip = s->a2av_backoff;
+        nsm_count_voted_out(NSM_OP_ALLTOALLV);
         nsm_store(&NSM_MY(s)->done, seq);
-        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                              comm);
+        return NSM_HANDED_OVER;
     }
+    nsm_count_accelerated(NSM_OP_ALLTOALLV);
     for (int r = 0; r < s->size; r++)
         nsm_unpack_as((char *)recvbuf + (size_t)rdispls[r] * (size_t)rext, recvcounts[r], recvtype, rdense,
                    r == s->rank && self_direct ? (const char *)sbuf + (size_t)sdisp[r] * (size_t)sext
@@ -256,3 +274,14 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     nsm_store(&NSM_MY(s)->done, seq);
     return MPI_SUCCESS;
 }
+
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                  MPI_Comm comm)
+{
+    int rc = nsm_alltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                comm, 0);
+    if (rc != NSM_HANDED_OVER) return rc;
+    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+NSM_ENTRY_ALIAS(Alltoall)

@@ -23,7 +23,7 @@ int MPI_Barrier(MPI_Comm comm)
 {
     nsm_state_t *s = nsm_cfg.off[NSM_OP_BARRIER] ? NULL : nsm_get_state(comm);
     if (!s) return PMPI_Barrier(comm);
-    nsm_count_accelerated();
+    nsm_count_accelerated(NSM_OP_BARRIER);
     nsm_barrier(s, 1);
     return MPI_SUCCESS;
 }

@@ -17,7 +17,7 @@ NSM_BODY int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root
         (bytes > 0 && (size_t)bytes < s->min[NSM_OP_BCAST]))
         return PMPI_Bcast(buf, count, type, root, comm);
     if (bytes == 0) return MPI_SUCCESS;
-    uint64_t seq = nsm_begin_sized(s, (size_t)bytes);
+    uint64_t seq = nsm_begin_sized(s, NSM_OP_BCAST, (size_t)bytes);
     int root_node = s->node_of[root];
     int root_here = root_node == s->my_node;
     int root_nr = root_here ? s->stage_index[root] - s->node_first[root_node] : -1;
@@ -48,3 +48,4 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
     if (nsm_known_outside(NSM_OP_BCAST, count, type)) return PMPI_Bcast(buf, count, type, root, comm);
     return accelerated_Bcast(buf, count, type, root, comm);
 }
+NSM_ENTRY_ALIAS(Bcast)

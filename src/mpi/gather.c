@@ -31,7 +31,7 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
     MPI_Aint rlb = 0, rext = 0;
     if (rank == root) PMPI_Type_get_extent(recvtype, &rlb, &rext);
     const size_t rstride = (size_t)recvcount * (size_t)rext;
-    uint64_t seq = nsm_begin_sized(s, (size_t)b);
+    uint64_t seq = nsm_begin_sized(s, NSM_OP_GATHER, (size_t)b);
     char *slot = nsm_slot(s, s->node_rank);
     int in_place = rank == root && sendbuf == MPI_IN_PLACE;
     int multi = s->n_nodes > 1;
@@ -102,3 +102,4 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return accelerated_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+NSM_ENTRY_ALIAS(Gather)

@@ -59,12 +59,12 @@ NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatyp
     if (!at_root) {
         if (!VIA_SLOT((size_t)mine)) {
             /* writes no shared buffer: no wait for the previous operation's readers */
-            uint64_t seq = nsm_begin_reader_sized(s, max);
+            uint64_t seq = nsm_begin_reader_sized(s, NSM_OP_GATHERV, max);
             if (mine) PMPI_Send(sendbuf, sendcount, sendtype, s->stage_index[root], NSM_GATHERV_TAG, s->node);
             nsm_store(&NSM_MY(s)->done, seq);
             return MPI_SUCCESS;
         }
-        uint64_t seq = nsm_begin_sized(s, max);
+        uint64_t seq = nsm_begin_sized(s, NSM_OP_GATHERV, max);
         nsm_pack(nsm_slot(s, s->node_rank), (size_t)mine, sendbuf, sendcount, sendtype,
                  comm);
         nsm_store(&NSM_MY(s)->arrive, seq);
@@ -73,7 +73,7 @@ NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatyp
     }
     /* the root only reads shared buffers; point-to-point blocks arrive by themselves while it
      * copies the others out */
-    uint64_t seq = nsm_begin_reader_sized(s, max);
+    uint64_t seq = nsm_begin_reader_sized(s, NSM_OP_GATHERV, max);
     MPI_Request *req = NULL;
     int nreq = 0;
     for (int r = 0; r < s->size; r++) {
@@ -118,3 +118,4 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     return accelerated_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
                                comm);
 }
+NSM_ENTRY_ALIAS(Gatherv)

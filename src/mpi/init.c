@@ -4,14 +4,13 @@
 #endif
 #include "mpi/nsmpi.h"
 #include "mpi/nsmpi_config.h"
+#include "core/env.h"
 #include "core/tuning.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* The thresholds' defaults and their measurements: NSM_OPS and NSM_OP_MINS in nsmpi_config.h. */
 #define NSM_DEFAULT_STAGE_MAX (4 * 1024 * 1024)
@@ -19,76 +18,71 @@
  * defaults are scaled down only from about 32 ranks per node */
 #define NSM_DEFAULT_WINDOW_MAX (64 * 1024 * 1024)
 
-static void nsm_bad_env(const char *name, const char *value)
+/* Sizes the ops may use: blocks and buffers reach the MPI library as int counts
+ * (PMPI_Type_contiguous, PMPI_Pack) and are multiplied by ranks squared in the matrices of
+ * alltoall(v).  A threshold or budget above it is clamped, not rejected: "more than can be used"
+ * means "all that can be" (NODESHM_DEBUG says so). */
+#define NSM_SIZE_LIMIT ((size_t)1 << 30)
+
+static const char *const nsm_op_names[NSM_OP_COUNT + 1] = {
+#define NSM_OP_NAME(id, name, mpich, ompi) #name,
+    NSM_OPS(NSM_OP_NAME)
+#undef NSM_OP_NAME
+    "all", /* NODESHM_MPI_DISABLE's extra word */
+};
+
+/* A bad setting: reported by the core's reader already.  Before PMPI_Init nothing is shared
+ * yet and every rank sees the same settings: each ends alone.  Later (the settings are first
+ * read by a collective when MPI_Init was not intercepted) the job is ended as a whole. */
+static _Noreturn void nsm_bad_setting(void)
 {
-    fprintf(stderr, "nodeshm_mpi: bad value %s=\"%s\"\n", name, value);
+    int up = 0, down = 0;
+    if (PMPI_Initialized(&up) == MPI_SUCCESS && up && PMPI_Finalized(&down) == MPI_SUCCESS && !down)
+        PMPI_Abort(MPI_COMM_WORLD, 1);
     exit(1);
 }
 
-static size_t nsm_env_size(const char *name, size_t fallback)
+static size_t nsm_size(const char *name, size_t fallback, size_t limit)
 {
-    const char *v = nodeshm_getenv(name);
-    if (!v) return fallback;
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 10);
-    if (end == v || errno || *v == '-') nsm_bad_env(name, v);
-    switch (*end) {
-    case 'k': case 'K': x <<= 10; end++; break;
-    case 'm': case 'M': x <<= 20; end++; break;
-    default: break;
-    }
-    if (*end == 'b' || *end == 'B') end++;
-    if (*end || x > (1ull << 30)) nsm_bad_env(name, v);
-    return (size_t)x;
+    size_t v;
+    int clamped;
+    if (nodeshm_setting_size(&nodeshm_face_mpi, name, fallback, limit, &v, &clamped)) nsm_bad_setting();
+    if (clamped)
+        nodeshm_debug_as(&nodeshm_face_mpi, -1, "MPI_Init: %s='%s' clamped to %zu bytes", name,
+                         nodeshm_getenv(name), v);
+    return v;
 }
 
-static long nsm_env_long(const char *name, long fallback, long lo, long hi)
+static long nsm_long(const char *name, long fallback, long lo, long hi)
 {
-    const char *v = nodeshm_getenv(name);
-    if (!v) return fallback;
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (end == v || *end || errno || x < lo || x > hi) nsm_bad_env(name, v);
-    return x;
+    long v;
+    if (nodeshm_setting_long(&nodeshm_face_mpi, name, fallback, lo, hi, &v)) nsm_bad_setting();
+    return v;
+}
+
+static void nsm_var(char *var, size_t len, int op, const char *bound)
+{
+    snprintf(var, len, "NODESHM_MPI_%s_%s", nsm_op_names[op], bound);
+    for (char *c = var; *c; c++) *c = (char)toupper((unsigned char)*c);
 }
 
 void nsm_load_config(void)
 {
     if (nsm_cfg.loaded) return;
-    const char *bad_file = nodeshm_tuning_error(); /* settings may come from a tuning file */
-    if (bad_file) {
-        fprintf(stderr, "nodeshm_mpi: MPI_Init: %s\n", bad_file);
-        exit(1);
-    }
-    static const char *names[NSM_OP_COUNT] = {
-#define NSM_OP_NAME(id, name, mpich, ompi) #name,
-        NSM_OPS(NSM_OP_NAME)
-#undef NSM_OP_NAME
-    };
     static const size_t defaults[NSM_OP_COUNT] = {
 #define NSM_OP_DEFAULT(id, name, mpich, ompi) NSM_FLAVOR(mpich, ompi),
         NSM_OPS(NSM_OP_DEFAULT)
 #undef NSM_OP_DEFAULT
     };
-    const char *dis = nodeshm_getenv("NODESHM_MPI_DISABLE");
-    if (dis) {
-        char *copy = strdup(dis), *save = NULL;
-        for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-            int found = 0;
-            if (!strcasecmp(tok, "all")) nsm_cfg.all_off = found = 1;
-            for (int i = 0; i < NSM_OP_COUNT; i++)
-                if (!strcasecmp(tok, names[i])) nsm_cfg.off[i] = found = 1;
-            if (!found) nsm_bad_env("NODESHM_MPI_DISABLE", dis);
-        }
-        free(copy);
-    }
+    int off[NSM_OP_COUNT + 1] = {0};
+    if (nodeshm_setting_words(&nodeshm_face_mpi, "NODESHM_MPI_DISABLE", nsm_op_names, NSM_OP_COUNT + 1, off))
+        nsm_bad_setting();
+    nsm_cfg.all_off = off[NSM_OP_COUNT];
+    for (int i = 0; i < NSM_OP_COUNT; i++) nsm_cfg.off[i] = off[i];
     for (int i = 0; i < NSM_OP_COUNT; i++) {
         char var[64];
-        snprintf(var, sizeof var, "NODESHM_MPI_%s_MAX", names[i]);
-        for (char *c = var; *c; c++) *c = (char)toupper((unsigned char)*c);
-        nsm_cfg.max[i] = nsm_env_size(var, defaults[i]);
+        nsm_var(var, sizeof var, i, "MAX");
+        nsm_cfg.max[i] = nsm_size(var, defaults[i], NSM_SIZE_LIMIT);
     }
     /* lower bounds: only the ops of NSM_OP_MINS have one */
     for (int i = 0; i < NSM_OP_COUNT; i++) nsm_cfg.min[i] = (size_t)-1;
@@ -101,26 +95,127 @@ void nsm_load_config(void)
             continue;
         }
         char var[64];
-        snprintf(var, sizeof var, "NODESHM_MPI_%s_MIN", names[i]);
-        for (char *c = var; *c; c++) *c = (char)toupper((unsigned char)*c);
+        nsm_var(var, sizeof var, i, "MIN");
         nsm_cfg.min_everywhere[i] = nodeshm_getenv(var) != NULL;
-        nsm_cfg.min[i] = nsm_env_size(var, nsm_cfg.min[i]);
+        /* a bound is only compared, never allocated: no limit */
+        nsm_cfg.min[i] = nsm_size(var, nsm_cfg.min[i], (size_t)-1);
         /* until nsm_scope_mins knows MPI_COMM_WORLD's nodes, a default bound is checked only
          * after the state lookup */
         nsm_cfg.min_pre[i] = nsm_cfg.min_everywhere[i] ? nsm_cfg.min[i] : 0;
     }
-    nsm_cfg.stage_max = nsm_env_size("NODESHM_MPI_STAGE_MAX", NSM_DEFAULT_STAGE_MAX);
-    nsm_cfg.window_max = nsm_env_size("NODESHM_MPI_WINDOW_MAX", NSM_DEFAULT_WINDOW_MAX);
-    nsm_cfg.pes_per_node = (int)nsm_env_long("NODESHM_PES_PER_NODE", 0, 1, 1L << 20);
-    nsm_cfg.spin_count = (int)nsm_env_long("NODESHM_SPIN_COUNT", -1, 0, 1L << 30);
-    nsm_cfg.banks = (int)nsm_env_long("NODESHM_MPI_BANKS", 2, 1, 2);
-    nsm_cfg.ring_depth = (int)nsm_env_long("NODESHM_MPI_RING", 256, 0, 65536);
+    nsm_cfg.stage_max = nsm_size("NODESHM_MPI_STAGE_MAX", NSM_DEFAULT_STAGE_MAX, NSM_SIZE_LIMIT);
+    /* a budget, only compared (the window holds what the clamped thresholds need) */
+    nsm_cfg.window_max = nsm_size("NODESHM_MPI_WINDOW_MAX", NSM_DEFAULT_WINDOW_MAX, (size_t)-1);
+    nsm_cfg.pes_per_node = (int)nsm_long("NODESHM_PES_PER_NODE", 0, 1, 1L << 20);
+    nsm_cfg.spin_count = (int)nsm_long("NODESHM_SPIN_COUNT", -1, 0, 1L << 30);
+    nsm_cfg.banks = (int)nsm_long("NODESHM_MPI_BANKS", 2, 1, 2);
+    nsm_cfg.ring_depth = (int)nsm_long("NODESHM_MPI_RING", 256, 0, 65536);
     /* 4 KiB, not 1: between 1 and 4 KiB the banks made a root wait for its readers every other
      * call (MPICH 2 ranks bcast 2-4 KiB 0.92-0.99x of MPICH's own; with the 4 KiB ring 1.40-1.66x;
      * 4-8 ranks, both MPIs, bcast/gather/scatter/reduce at 2-4 KiB 1.0-3.5x -> 3.5-12x); the
      * ring budget then holds 256 calls up to 2 ranks, ~200 at 4, ~115 at 8 */
-    nsm_cfg.ring_bytes = nsm_env_size("NODESHM_MPI_RING_BYTES", 4096);
+    nsm_cfg.ring_bytes = nsm_size("NODESHM_MPI_RING_BYTES", 4096, NSM_SIZE_LIMIT);
     nsm_cfg.loaded = 1;
+}
+
+/* ---------------------------------------------------------------- NODESHM_DEBUG */
+
+#if defined(OMPI_MAJOR_VERSION)
+#define NSM_FLAVOR_NAME "Open MPI"
+#elif defined(MPICH_VERSION)
+#define NSM_FLAVOR_NAME "MPICH"
+#else
+#define NSM_FLAVOR_NAME "the smaller of MPICH's and Open MPI's"
+#endif
+
+/* "32k", "1536k", "3m", or plain bytes: the shortest exact form, as the variables take it */
+static const char *nsm_size_text(size_t v, char *buf, size_t len)
+{
+    int u = 0;
+    while (v && v % 1024 == 0 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%zu%s", v, u ? (const char *[]){"k", "m", "g", "t"}[u - 1] : "");
+    return buf;
+}
+
+/* One line per op: the window [MIN, MAX] in force and where each bound comes from.  Rank 0
+ * only: every rank must see the same settings. */
+static void nsm_debug_config(void)
+{
+    int rank = 0;
+    if (!nodeshm_debug_enabled()) return;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank != 0) return;
+    char a[32], b[32], var[64];
+    nodeshm_debug_as(&nodeshm_face_mpi, rank,
+                     "MPI_Init: %s defaults; NODESHM_MPI_STAGE_MAX=%s, NODESHM_MPI_WINDOW_MAX=%s, "
+                     "NODESHM_MPI_BANKS=%d, NODESHM_MPI_RING=%d, NODESHM_MPI_RING_BYTES=%s%s%s",
+                     NSM_FLAVOR_NAME, nsm_size_text(nsm_cfg.stage_max, a, sizeof a),
+                     nsm_size_text(nsm_cfg.window_max, b, sizeof b), nsm_cfg.banks, nsm_cfg.ring_depth,
+                     nsm_size_text(nsm_cfg.ring_bytes, var, sizeof var),
+                     nodeshm_tuning_path() ? "; tuning file " : "",
+                     nodeshm_tuning_path() ? nodeshm_tuning_path() : "");
+    for (int i = 0; i < NSM_OP_COUNT; i++) {
+        if (nsm_cfg.all_off || nsm_cfg.off[i] || !nsm_cfg.max[i]) {
+            nodeshm_debug_as(&nodeshm_face_mpi, rank, "MPI_Init: %s: to the MPI library (%s)", nsm_op_names[i],
+                             nsm_cfg.all_off || nsm_cfg.off[i] ? "NODESHM_MPI_DISABLE"
+                             : (nsm_var(var, sizeof var, i, "MAX"), nodeshm_getenv(var)) ? "MAX set to 0"
+                                                                                         : "MAX default 0");
+            continue;
+        }
+        nsm_var(var, sizeof var, i, "MAX");
+        const char *max_from = nodeshm_getenv(var) ? "set" : "default";
+        const char *min_from = nsm_cfg.min_everywhere[i] ? "set, on every communicator"
+                               : !nsm_cfg.min[i]        ? "default"
+                               : nsm_cfg.min_pre[i]     ? "default; every node has at most 2 ranks"
+                                                        : "default, only on communicators with at most 2 "
+                                                          "ranks on every node";
+        nodeshm_debug_as(&nodeshm_face_mpi, rank, "MPI_Init: %s: accelerated from %s (%s) to %s (%s) bytes",
+                         nsm_op_names[i], nsm_size_text(nsm_cfg.min[i], a, sizeof a), min_from,
+                         nsm_size_text(nsm_cfg.max[i], b, sizeof b), max_from);
+    }
+}
+
+/* Once per communicator, at its first call that could be accelerated, on its rank 0: its shape
+ * and the thresholds in force there, after NODESHM_MPI_WINDOW_MAX scaled them down. */
+void nsm_debug_state(const nsm_state_t *s)
+{
+    if (s->rank != 0 || !nodeshm_debug_enabled()) return;
+    char name[MPI_MAX_OBJECT_NAME] = "", line[1024];
+    int len = 0, least = s->size, most = 0;
+    PMPI_Comm_get_name(s->comm, name, &len);
+    for (int k = 0; k < s->n_nodes; k++) {
+        if (s->node_count[k] < least) least = s->node_count[k];
+        if (s->node_count[k] > most) most = s->node_count[k];
+    }
+    int n = snprintf(line, sizeof line, "communicator %s%s%d ranks, %d node%s, %d-%d ranks per node", name,
+                     *name ? ": " : "", s->size, s->n_nodes, s->n_nodes == 1 ? "" : "s", least, most);
+    if (!s->active) {
+        nodeshm_debug_as(&nodeshm_face_mpi, -1, "%s: not accelerated (one rank per node)", line);
+        return;
+    }
+    char a[32], b[32];
+    n += snprintf(line + n, sizeof line - (size_t)n, "; window %s bytes per node (%d bank%s of %s%s)",
+                  nsm_size_text(sizeof(nsm_line_t) * ((size_t)s->node_size + 1) +
+                                    (size_t)s->n_banks * s->bank_bytes +
+                                    (size_t)s->ring_depth * s->ring_bank_bytes, a, sizeof a),
+                  s->n_banks, s->n_banks == 1 ? "" : "s", nsm_size_text(s->bank_bytes, b, sizeof b),
+                  s->ring_depth ? ", a ring of small ones" : "");
+    int halved = 0;
+    for (int i = 0; i < NSM_OP_COUNT; i++)
+        if (nsm_op_max(i) && s->max[i] < nsm_op_max(i)) halved = 1;
+    nodeshm_debug_as(&nodeshm_face_mpi, -1, "%s%s", line,
+                     halved ? "; thresholds halved to fit NODESHM_MPI_WINDOW_MAX" : "");
+    n = snprintf(line, sizeof line, "communicator %s%sthresholds (min-max bytes):", name, *name ? ": " : "");
+    for (int i = 0; i < NSM_OP_COUNT && n < (int)sizeof line; i++) {
+        if (!s->max[i]) continue;
+        size_t max = i == NSM_OP_ALLTOALLV ? nsm_a2av_stride(s) : s->max[i];
+        n += snprintf(line + n, sizeof line - (size_t)n, " %s %s-%s", nsm_op_names[i],
+                      nsm_size_text(s->min[i], a, sizeof a), nsm_size_text(max, b, sizeof b));
+    }
+    nodeshm_debug_as(&nodeshm_face_mpi, -1, "%s", line);
 }
 
 /* The default lower bounds hold only for communicators with at most 2 ranks on every node
@@ -149,6 +244,7 @@ int MPI_Init(int *argc, char ***argv)
     if (rc == MPI_SUCCESS) {
         nsm_setup_keyval();
         nsm_scope_mins();
+        nsm_debug_config();
     }
     return rc;
 }
@@ -160,6 +256,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     if (rc == MPI_SUCCESS) {
         nsm_setup_keyval();
         nsm_scope_mins();
+        nsm_debug_config();
     }
     return rc;
 }

@@ -121,29 +121,75 @@ uint64_t nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v);
 uint64_t nsm_use_buffers(nsm_state_t *s, uint64_t seq, size_t need);
 /* Node rank i's slot of the current operation. */
 static inline char *nsm_slot(const nsm_state_t *s, int i) { return s->slots + (size_t)i * s->slot_stride; }
-/* Starts an accelerated operation: counts it, returns its sequence number, once every node peer
- * is done reading the shared buffers this one reuses (those of the operation n_banks, or
+/* ---- per-op statistics: what nodeshm_mpi_accelerated_op (nodeshm.h) reports.  One line per
+ * op so threads running different ops do not share it; a later report (calls, handed over and
+ * why) adds fields here.  Counting an accelerated call costs one relaxed atomic increment. */
+typedef struct nsm_op_stats {
+    _Alignas(NSM_LINE) long accelerated; /* calls run here, whatever the entry (plain, _c, Fortran) */
+    long voted_out;                      /* alltoallv: calls whose vote ran here, then found a block
+                                          * too big and went to the MPI library */
+} nsm_op_stats_t;
+extern nsm_op_stats_t nsm_stats[NSM_OP_COUNT];
+/* Counts an accelerated call of op (NSM_OP_*). */
+static inline void nsm_count_accelerated(int op)
+{
+    __atomic_fetch_add(&nsm_stats[op].accelerated, 1, __ATOMIC_RELAXED);
+}
+static inline void nsm_count_voted_out(int op) { __atomic_fetch_add(&nsm_stats[op].voted_out, 1, __ATOMIC_RELAXED); }
+
+/* Starts an accelerated operation of op: counts it, returns its sequence number, once every node
+ * peer is done reading the shared buffers this one reuses (those of the operation n_banks, or
  * ring_depth, calls ago: normally long finished, so back-to-back calls pipeline as the MPI
- * libraries' eager sends do).  need: as for nsm_use_buffers; NSM_NEED_ANY: not small. */
+ * libraries' eager sends do).  need: as for nsm_use_buffers; NSM_NEED_ANY: not small.
+ * nsm_begin_uncounted: the same for a call that may still go to the MPI library (alltoallv's
+ * vote), which counts itself once it knows. */
 #define NSM_NEED_ANY ((size_t)-1)
-uint64_t nsm_begin_sized(nsm_state_t *s, size_t need);
-static inline uint64_t nsm_begin(nsm_state_t *s) { return nsm_begin_sized(s, NSM_NEED_ANY); }
-/* Counts an accelerated call that does not go through nsm_begin (nodeshm_mpi_accelerated). */
-void nsm_count_accelerated(void);
+uint64_t nsm_begin_uncounted(nsm_state_t *s, size_t need);
+static inline uint64_t nsm_begin_sized(nsm_state_t *s, int op, size_t need)
+{
+    nsm_count_accelerated(op);
+    return nsm_begin_uncounted(s, need);
+}
+static inline uint64_t nsm_begin(nsm_state_t *s, int op) { return nsm_begin_sized(s, op, NSM_NEED_ANY); }
 /* nsm_begin for a rank that writes no shared buffer in this operation (it only reads, or moves
  * its data point to point): nothing of the previous one can be overwritten, so it need not wait. */
-static inline uint64_t nsm_begin_reader_sized(nsm_state_t *s, size_t need)
+static inline uint64_t nsm_begin_reader_sized(nsm_state_t *s, int op, size_t need)
 {
-    nsm_count_accelerated();
+    nsm_count_accelerated(op);
     uint64_t seq = ++s->seq;
     if (s->active) (void)nsm_use_buffers(s, seq, need);
     return seq;
 }
-static inline uint64_t nsm_begin_reader(nsm_state_t *s) { return nsm_begin_reader_sized(s, NSM_NEED_ANY); }
+static inline uint64_t nsm_begin_reader(nsm_state_t *s, int op) { return nsm_begin_reader_sized(s, op, NSM_NEED_ANY); }
 
 /* An op's accelerated body, kept out of line so that its entry (MPI_<Op>) has no frame and a
  * call left to the MPI library is a few compares and a jump. */
 #define NSM_BODY __attribute__((noinline)) static
+
+/* A body's answer "this call is the MPI library's" (no MPI error code is negative): its entry
+ * then calls PMPI_<Op> or PMPI_<Op>_c with its own arguments. */
+#define NSM_HANDED_OVER (-1)
+int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm, int veto);
+
+/* The plain entries under internal names (hidden aliases, each next to its entry): the large-count
+ * entries (bigcount.c) call the same code without going through the dynamic linker again, so
+ * a tool interposed above us sees one call, not two. */
+#define NSM_ENTRY_ALIAS(Name) \
+    extern __typeof__(MPI_##Name) nsm_entry_##Name __attribute__((alias("MPI_" #Name), visibility("hidden")));
+#define NSM_ENTRY_DECL(Name) extern __typeof__(MPI_##Name) nsm_entry_##Name __attribute__((visibility("hidden")));
+NSM_ENTRY_DECL(Bcast)
+NSM_ENTRY_DECL(Gather)
+NSM_ENTRY_DECL(Gatherv)
+NSM_ENTRY_DECL(Scatter)
+NSM_ENTRY_DECL(Scatterv)
+NSM_ENTRY_DECL(Allgather)
+NSM_ENTRY_DECL(Allgatherv)
+NSM_ENTRY_DECL(Reduce)
+NSM_ENTRY_DECL(Allreduce)
+NSM_ENTRY_DECL(Reduce_scatter_block)
+NSM_ENTRY_DECL(Alltoall)
 
 /* ---- datatypes */
 /* Bytes of `count` elements of `type` in packed form; -1 if unusable (negative, overflow).

@@ -2,7 +2,8 @@
  * (internal).
  *
  *   NODESHM_MPI_DISABLE=barrier,bcast,... | all     ops left to the MPI library
- *   NODESHM_MPI_<OP>_MAX                           largest message accelerated (bytes, k/m suffix;
+ *   NODESHM_MPI_<OP>_MAX                           largest message accelerated (a size: 4096, 8k,
+ *                                                  1.5m, 1g; above 1 GiB clamped, init.c;
  *                                                  what "message" means is said per op below)
  *   NODESHM_MPI_<OP>_MIN                           smallest message accelerated, for the ops of
  *                                                  NSM_OP_MINS (set: on every communicator;
@@ -49,8 +50,8 @@
  * which under Open MPI leaves its rooted and all-to-all ops where they were; small messages can
  * lose in those phases too (allreduce, reduce_scatter_block, alltoallv at 8-256 B 0.75-0.9x;
  * 1.5-2.5x when quiet).
- * Alltoallv's threshold is also its matrix's block stride (alltoall.c), so it stays small
- * enough for 8 ranks' matrix to fit. */
+ * Alltoallv's matrix stride is its threshold capped by what fits the matrix (nsm_a2av_stride),
+ * so widening the threshold never turns small calls away. */
 #define NSM_OPS(X)                                                                                 \
     X(BARRIER, barrier, 0, 0)                              /* no size */                         \
     X(BCAST, bcast, 128 * 1024, 32 * 1024)                 /* message bytes */                   \
@@ -120,6 +121,12 @@ void nsm_load_config(void);
 void nsm_scope_mins(void);
 void nsm_setup_keyval(void);
 void nsm_finalize_states(void);
+struct nsm_state;
+/* NODESHM_DEBUG: a communicator's shape and thresholds, at its state's creation (init.c). */
+void nsm_debug_state(const struct nsm_state *s);
+/* Alltoallv's block stride on this communicator (alltoall.c): its threshold, capped by what
+ * fits the matrix; blocks above it go to the MPI library. */
+size_t nsm_a2av_stride(const struct nsm_state *s);
 
 /* An op's threshold, or 0 when it is switched off: the one test every op makes first. */
 static inline size_t nsm_op_max(int op) { return nsm_cfg.off[op] ? 0 : nsm_cfg.max[op]; }

@@ -33,7 +33,7 @@ NSM_BODY int accelerated_Reduce(const void *sendbuf, void *recvbuf, int count, M
     const size_t bytes = (size_t)count * (size_t)extent;
     const int is_root = s->rank == root, multi = s->n_nodes > 1;
     const int root_node = s->node_of[root], root_here = root_node == s->my_node;
-    uint64_t seq = nsm_begin_sized(s, bytes);
+    uint64_t seq = nsm_begin_sized(s, NSM_OP_REDUCE, bytes);
     char *slot = nsm_slot(s, s->node_rank);
     memcpy(slot, is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
     nsm_store(&NSM_MY(s)->arrive, seq);
@@ -86,3 +86,4 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
         return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
     return accelerated_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
 }
+NSM_ENTRY_ALIAS(Reduce)

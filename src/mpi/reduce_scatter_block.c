@@ -31,7 +31,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
     if (!ok) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
     if (recvcount == 0) return MPI_SUCCESS;
     const size_t block = (size_t)recvcount * (size_t)extent;
-    uint64_t seq = nsm_begin(s);
+    uint64_t seq = nsm_begin(s, NSM_OP_REDUCE_SCATTER_BLOCK);
     char *slot = nsm_slot(s, s->node_rank);
     memcpy(slot, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, block * (size_t)s->size);
     nsm_store(&NSM_MY(s)->arrive, seq);
@@ -61,3 +61,4 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
     nsm_store(&NSM_MY(s)->done, seq);
     return MPI_SUCCESS;
 }
+NSM_ENTRY_ALIAS(Reduce_scatter_block)

@@ -55,13 +55,13 @@ static const char *blk_at(const void *sendbuf, const blocks_t *g, int r)
  * point (Scatterv; Scatter's blocks are all in range); mine: this rank's block bytes. */
 static int scatter_node(nsm_state_t *s, const void *sendbuf, const blocks_t *g, MPI_Datatype sendtype,
                         void *recvbuf, int recvcount, MPI_Datatype recvtype, size_t mine, size_t lo,
-                        size_t hi, int root, MPI_Comm comm)
+                        size_t hi, int root, MPI_Comm comm, int op)
 {
 #define VIA_SLOT(n) ((n) > 0 && (n) >= lo && (n) <= hi)
     int root_nr = s->stage_index[root]; /* one node: stage index = node rank */
     if (s->rank != root) {
         /* only reads shared buffers: no wait for the previous operation's readers */
-        uint64_t seq = nsm_begin_reader_sized(s, hi);
+        uint64_t seq = nsm_begin_reader_sized(s, op, hi);
         if (VIA_SLOT(mine)) {
             nsm_wait_ge(s, &s->lines[root_nr].arrive, seq);
             nsm_unpack(recvbuf, recvcount, recvtype, nsm_slot(s, s->node_rank), mine,
@@ -75,7 +75,7 @@ static int scatter_node(nsm_state_t *s, const void *sendbuf, const blocks_t *g, 
     int writes = 0, nreq = 0;
     for (int r = 0; r < s->size && !writes; r++) writes = r != root && VIA_SLOT(blk_bytes(g, r));
     /* the root overwrites slots: only once their readers of the previous operation are done */
-    uint64_t seq = writes ? nsm_begin_sized(s, hi) : nsm_begin_reader_sized(s, hi);
+    uint64_t seq = writes ? nsm_begin_sized(s, op, hi) : nsm_begin_reader_sized(s, op, hi);
     MPI_Request *req = NULL;
     for (int r = 0; r < s->size; r++) {
         size_t n = blk_bytes(g, r);
@@ -109,7 +109,7 @@ static int scatter_nodes(nsm_state_t *s, const void *sendbuf, const blocks_t *g,
                          MPI_Comm comm)
 {
     /* the root and the leaders write the stage; the others only read */
-    uint64_t seq = s->rank == root || s->node_rank == 0 ? nsm_begin(s) : nsm_begin_reader(s);
+    uint64_t seq = s->rank == root || s->node_rank == 0 ? nsm_begin(s, NSM_OP_SCATTER) : nsm_begin_reader(s, NSM_OP_SCATTER);
     int root_node = s->node_of[root];
     int root_here = root_node == s->my_node;
     if (s->rank == root) {
@@ -182,7 +182,7 @@ NSM_BODY int accelerated_Scatter(const void *sendbuf, int sendcount, MPI_Datatyp
     if (s->n_nodes > 1)
         return scatter_nodes(s, sendbuf, &g, sendtype, recvbuf, recvcount, recvtype, (size_t)b, root, comm);
     return scatter_node(s, sendbuf, &g, sendtype, recvbuf, recvcount, recvtype, (size_t)b, 0, (size_t)b, root,
-                        comm);
+                        comm, NSM_OP_SCATTER);
 }
 
 /* The entry, frame-less (see MPI_Bcast): only the root may pass MPI_IN_PLACE, and its blocks
@@ -222,7 +222,7 @@ NSM_BODY int accelerated_Scatterv(const void *sendbuf, const int sendcounts[], c
         if (mine < 0) return nsm_bad_arg(comm, "MPI_Scatterv", "recvcount (or recvtype)", recvcount);
     }
     return scatter_node(s, sendbuf, &g, sendtype, recvbuf, recvcount, recvtype, (size_t)mine,
-                        s->min[NSM_OP_SCATTERV], s->max[NSM_OP_SCATTERV], root, comm);
+                        s->min[NSM_OP_SCATTERV], s->max[NSM_OP_SCATTERV], root, comm, NSM_OP_SCATTERV);
 }
 
 /* The entry, frame-less (see MPI_Bcast): switched off (Open MPI's default) is a jump. */
@@ -234,3 +234,5 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     return accelerated_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
                                 comm);
 }
+NSM_ENTRY_ALIAS(Scatter)
+NSM_ENTRY_ALIAS(Scatterv)
