@@ -8,9 +8,11 @@
 # nodeshm_add_mpi_test(NAME <name> SOURCES <files...> NP <counts...>
 #                      [PES_PER_NODE <k>] [ARGS <args...>] [WILL_FAIL]
 #                      [PASS_REGEX <re>] [TIMEOUT <s>] [ENV <VAR=val...>]
-#                      [SUFFIX <s>])
-#   One test per NP value: <name>_np<N>[_ppn<k>][<SUFFIX>] running
-#   "oshrun -np N <exe> <args>". PES_PER_NODE sets NODESHM_PES_PER_NODE=k.
+#                      [SUFFIX <s>] [HOSTS <k>])
+#   One test per NP value: <name>_np<N>[_ppn<k>][_host<k>][<SUFFIX>] running
+#   "oshrun [--hosts k] -np N <exe> <args>". PES_PER_NODE sets NODESHM_PES_PER_NODE=k.
+#   HOSTS runs the job on k emulated hosts (tools/nshost-agent); exit status 77, where
+#   this machine cannot make namespaces, skips the test.
 #   SOURCES may be omitted when <name> was built by an earlier call; SUFFIX
 #   keeps test names unique when the same NAME/NP is reused with other ARGS.
 #
@@ -56,7 +58,7 @@ endfunction()
 
 function(nodeshm_add_mpi_test)
   cmake_parse_arguments(PARSE_ARGV 0 T "WILL_FAIL"
-    "NAME;PES_PER_NODE;PASS_REGEX;TIMEOUT;SUFFIX" "SOURCES;NP;ARGS;ENV")
+    "NAME;PES_PER_NODE;PASS_REGEX;TIMEOUT;SUFFIX;HOSTS" "SOURCES;NP;ARGS;ENV")
   if(NOT T_NAME OR NOT T_NP)
     message(FATAL_ERROR "nodeshm_add_mpi_test: NAME and NP are required")
   endif()
@@ -71,12 +73,22 @@ function(nodeshm_add_mpi_test)
     list(APPEND env "NODESHM_PES_PER_NODE=${T_PES_PER_NODE}")
     set(suffix "_ppn${T_PES_PER_NODE}")
   endif()
+  set(hosts_opt)
+  set(labels mpi)
+  if(T_HOSTS)
+    set(hosts_opt --hosts ${T_HOSTS})
+    string(APPEND suffix "_host${T_HOSTS}")
+    list(APPEND labels hosts)
+  endif()
   foreach(np IN LISTS T_NP)
     set(test ${T_NAME}_np${np}${suffix}${T_SUFFIX})
     add_test(NAME ${test}
-      COMMAND "${NODESHM_OSHRUN}" -np ${np} $<TARGET_FILE:nodeshm_t_${T_NAME}> ${T_ARGS})
+      COMMAND "${NODESHM_OSHRUN}" ${hosts_opt} -np ${np} $<TARGET_FILE:nodeshm_t_${T_NAME}> ${T_ARGS})
     _nodeshm_test_properties(${test} "${T_TIMEOUT}" "${T_WILL_FAIL}" "${T_PASS_REGEX}" "${env}")
-    set_tests_properties(${test} PROPERTIES LABELS "mpi;np${np}")
+    set_tests_properties(${test} PROPERTIES LABELS "${labels};np${np}")
+    if(T_HOSTS)
+      set_tests_properties(${test} PROPERTIES SKIP_RETURN_CODE 77)
+    endif()
   endforeach()
 endfunction()
 

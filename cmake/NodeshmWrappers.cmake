@@ -96,11 +96,20 @@ _nodeshm_wrappers("${PROJECT_BINARY_DIR}/install-bin"
 _nodeshm_bench_driver(bin "${PROJECT_BINARY_DIR}/bench" "${PROJECT_BINARY_DIR}/bin/oshrun")
 _nodeshm_bench_driver(install-bin "${CMAKE_INSTALL_FULL_LIBEXECDIR}/nodeshm"
   "${CMAKE_INSTALL_FULL_BINDIR}/oshrun")
+# nshost-agent: what the MPI launcher runs instead of ssh under "oshrun --hosts K" (emulated
+# hosts), beside the build tree's oshrun, which looks for it next to itself.  The stamp makes CMake
+# copy it again when it changes (configure_file's FILE_PERMISSIONS needs CMake 3.19; we allow 3.18).
+file(COPY "${PROJECT_SOURCE_DIR}/tools/nshost-agent" DESTINATION "${PROJECT_BINARY_DIR}/bin"
+  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+                   WORLD_READ WORLD_EXECUTE)
+configure_file("${PROJECT_SOURCE_DIR}/tools/nshost-agent" "${PROJECT_BINARY_DIR}/nshost-agent.stamp"
+  COPYONLY)
 install(PROGRAMS
   "${PROJECT_BINARY_DIR}/install-bin/oshcc"
   "${PROJECT_BINARY_DIR}/install-bin/oshc++"
   "${PROJECT_BINARY_DIR}/install-bin/oshrun"
   "${PROJECT_BINARY_DIR}/install-bin/nodeshm-bench"
+  "${PROJECT_SOURCE_DIR}/tools/nshost-agent"
   DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 set(NODESHM_OSHRUN "${PROJECT_BINARY_DIR}/bin/oshrun")
