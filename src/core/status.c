@@ -35,19 +35,3 @@ void nodeshm_debug(const char *fmt, ...)
     va_end(ap);
 }
 
-_Noreturn void nodeshm_abort_job(int status)
-{
-    int mpi_up = 0, mpi_down = 0;
-    MPI_Initialized(&mpi_up);
-    MPI_Finalized(&mpi_down);
-    /* MPI_Abort makes the launcher kill every PE, so peers waiting on this one do not hang;
-     * segments were unlinked at init, so nothing is left in /dev/shm. */
-    if (mpi_up && !mpi_down) {
-        /* Hydra may drop stderr written just before MPI_Abort (seen in 1 run of 15): let the
-         * launcher forward the message first; this is an error path, 50 ms do not matter */
-        struct timespec pause = {0, 50 * 1000 * 1000};
-        nanosleep(&pause, NULL);
-        MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
-    }
-    _exit(status ? status : 1);
-}

@@ -47,7 +47,7 @@ static int allgather_shm(nsm_state_t *s, const void *sendbuf, int sendcount, MPI
         soff = malloc(sizeof(size_t) * ((size_t)s->size + 1) + sizeof(int) * 2 * (size_t)s->n_nodes);
         if (!soff) { /* the other ranks are on this path already: no way back to the library */
             fprintf(stderr, "nodeshm_mpi: MPI_Allgather(v): out of memory for %d offsets\n", s->size);
-            PMPI_Abort(comm, 1);
+            nodeshm_abort_job(1);
         }
         soff[0] = 0;
         for (int r = 0; r < s->size; r++) soff[s->stage_index[r] + 1] = blk_bytes(g, r);

@@ -138,7 +138,7 @@ NSB_HELPER int *nsb_array(nsb_arrays_t *a, int which, const char *call)
     if (a->n <= NSB_LOCAL) return a->local + which * NSB_LOCAL;
     if (!a->mem && !(a->mem = malloc(sizeof(int) * 4 * (size_t)a->n))) {
         fprintf(stderr, "nodeshm_mpi: %s: out of memory for %d counts\n", call, a->n);
-        PMPI_Abort(MPI_COMM_WORLD, 1);
+        nodeshm_abort_job(1);
     }
     return a->mem + (size_t)which * (size_t)a->n;
 }
@@ -195,7 +195,7 @@ NSB_HELPER int nsb_library_anyway(MPI_Comm comm, int op, const char *opname, int
             "path: not supported (NODESHM_MPI_DISABLE=%s leaves the op to the MPI library)\n",
             call, what, value, why == NSB_BIG_COUNT ? "does not fit an int" : "is too far from the other displacements",
             opname);
-    PMPI_Abort(comm, 1);
+    nodeshm_abort_job(1);
     return 0;
 }
 

@@ -81,7 +81,7 @@ NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatyp
         if (r == root || n == 0 || VIA_SLOT(n)) continue;
         if (!req && !(req = malloc(sizeof *req * (size_t)s->size))) {
             fprintf(stderr, "nodeshm_mpi: MPI_Gatherv: out of memory for %d requests\n", s->size);
-            PMPI_Abort(comm, 1);
+            nodeshm_abort_job(1);
         }
         PMPI_Irecv((char *)recvbuf + displs[r] * ext, recvcounts[r], recvtype, s->stage_index[r],
                    NSM_GATHERV_TAG, s->node, &req[nreq++]);

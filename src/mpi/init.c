@@ -38,7 +38,7 @@ static _Noreturn void nsm_bad_setting(void)
 {
     int up = 0, down = 0;
     if (PMPI_Initialized(&up) == MPI_SUCCESS && up && PMPI_Finalized(&down) == MPI_SUCCESS && !down)
-        PMPI_Abort(MPI_COMM_WORLD, 1);
+        nodeshm_abort_job(1);
     exit(1);
 }
 

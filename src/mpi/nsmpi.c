@@ -304,7 +304,7 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
     s->node_count = calloc((size_t)s->n_nodes + 1, sizeof(int));
     if (!s->node_of || !s->stage_index || !s->node_members || !s->node_first || !s->node_count) {
         fprintf(stderr, "nodeshm_mpi: out of memory for a communicator of %d ranks\n", s->size);
-        PMPI_Abort(comm, 1);
+        nodeshm_abort_job(1);
     }
     PMPI_Allgather(&s->my_node, 1, MPI_INT, s->node_of, 1, MPI_INT, comm);
     PMPI_Allgather(&s->rank, 1, MPI_INT, s->node_members, 1, MPI_INT, s->node);
@@ -341,7 +341,7 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
         if (PMPI_Win_allocate_shared(s->node_rank == 0 ? (MPI_Aint)total : 0, 1, info, s->node,
                                      &mine, &s->win) != MPI_SUCCESS) {
             fprintf(stderr, "nodeshm_mpi: MPI_Win_allocate_shared of %zu bytes failed\n", total);
-            PMPI_Abort(comm, 1);
+            nodeshm_abort_job(1);
         }
         PMPI_Info_free(&info);
         MPI_Aint qsize;

@@ -10,6 +10,7 @@
 
 #include "mpi/nsmpi_config.h"
 #include "core/wait.h" /* nodeshm_cpu_relax: the spin-then-yield wait policy */
+#include "core/status.h" /* nodeshm_abort_job: the one way a rank ends the job after an error */
 
 #include <mpi.h>
 #include <sched.h>

@@ -83,7 +83,7 @@ static int scatter_node(nsm_state_t *s, const void *sendbuf, const blocks_t *g, 
         if (!VIA_SLOT(n)) {
             if (!req && !(req = malloc(sizeof *req * (size_t)s->size))) {
                 fprintf(stderr, "nodeshm_mpi: MPI_Scatterv: out of memory for %d requests\n", s->size);
-                PMPI_Abort(comm, 1);
+                nodeshm_abort_job(1);
             }
             PMPI_Isend(blk_at(sendbuf, g, r), blk_count(g, r), sendtype, s->stage_index[r], NSM_SCATTERV_TAG,
                        s->node, &req[nreq++]);
@@ -126,7 +126,7 @@ static int scatter_nodes(nsm_state_t *s, const void *sendbuf, const blocks_t *g,
         if (root_here) {
             if (!(cnt = malloc(sizeof(int) * 2 * (size_t)s->n_nodes))) {
                 fprintf(stderr, "nodeshm_mpi: MPI_Scatter: out of memory for %d nodes\n", s->n_nodes);
-                PMPI_Abort(comm, 1);
+                nodeshm_abort_job(1);
             }
             dsp = cnt + s->n_nodes;
             for (int k = 0; k < s->n_nodes; k++) {
