@@ -113,6 +113,29 @@ ef_wait_no_procs() {
   return 1
 }
 
+# ef_kill_and_wait PID WHAT SECONDS: SIGKILL to PID (WHAT names it in messages), then waits up to
+# SECONDS for the job's launcher ($launcher, a child of this shell) to end.  Sets ef_rc to the
+# launcher's exit status and clears $launcher; on a hang, says so, lists the run's processes
+# ($tag) and returns 1.  The kill tests' log() prints.
+ef_kill_and_wait() {
+  local pid=$1 what=$2 limit=$3 t_kill i
+  t_kill=$(ef_now)
+  kill -9 "$pid"
+  for ((i = 0; i < limit * 10; i++)); do
+    if ! kill -0 "$launcher" 2>/dev/null; then
+      wait "$launcher"
+      ef_rc=$?
+      launcher=
+      log "the job ended $(awk -v s="$t_kill" -v e="$(ef_now)" 'BEGIN { printf "%.1f", e - s }')s after the kill, exit status $ef_rc"
+      return 0
+    fi
+    sleep 0.1
+  done
+  log "FAIL: the launcher still runs ${limit}s after $what was killed (hang)"
+  pgrep -af -- "$tag"
+  return 1
+}
+
 # ef_kill_tagged TAG: SIGKILL to each process of this run, by PID (cleanup after a failure)
 ef_kill_tagged() {
   local pid

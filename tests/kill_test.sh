@@ -54,24 +54,7 @@ if [ -z "$victim" ] || ! tr '\0' ' ' <"/proc/$victim/cmdline" 2>/dev/null | grep
   exit 1
 fi
 log "all $np PEs ready; kill -9 PE $victim_pe (pid $victim)"
-t_kill=$(ef_now)
-kill -9 "$victim"
-
-ended=0
-for ((i = 0; i < limit * 10; i++)); do
-  if ! kill -0 "$launcher" 2>/dev/null; then ended=1; break; fi
-  sleep 0.1
-done
-if [ "$ended" -eq 1 ]; then
-  wait "$launcher"
-  rc=$?
-  launcher=
-  log "the job ended $(awk -v s="$t_kill" -v e="$(ef_now)" 'BEGIN { printf "%.1f", e - s }')s after the kill, exit status $rc"
-else
-  log "FAIL: the launcher still runs ${limit}s after PE $victim_pe was killed (hang)"
-  pgrep -af -- "$tag"
-  fail=1
-fi
+ef_kill_and_wait "$victim" "PE $victim_pe" "$limit" || fail=1
 echo "----- output -----"
 cat "$out"
 echo "------------------"

@@ -67,26 +67,12 @@ fi
 shm_during=$(ls /dev/shm 2>/dev/null | tr '\n' ' ')
 log "all $np ranks ready; /dev/shm holds: ${shm_during:-nothing}"
 log "kill -9 rank $victim_pe (pid $victim)"
-t_kill=$(ef_now)
-kill -9 "$victim"
-
-ended=0
-for ((i = 0; i < limit * 10; i++)); do
-  if ! kill -0 "$launcher" 2>/dev/null; then ended=1; break; fi
-  sleep 0.1
-done
-if [ "$ended" -eq 1 ]; then
-  wait "$launcher"
-  rc=$?
-  launcher=
-  log "the job ended $(awk -v s="$t_kill" -v e="$(ef_now)" 'BEGIN { printf "%.1f", e - s }')s after the kill, exit status $rc"
-  if [ "$rc" -eq 0 ]; then
+if ef_kill_and_wait "$victim" "rank $victim_pe" "$limit"; then
+  if [ "$ef_rc" -eq 0 ]; then
     log "FAIL: exit status 0 after a rank was killed"
     fail=1
   fi
 else
-  log "FAIL: the launcher still runs ${limit}s after rank $victim_pe was killed (hang)"
-  pgrep -af -- "$tag"
   fail=1
 fi
 echo "----- output (last lines) -----"
