@@ -26,27 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
-static int rank, size, n_nodes, expect_none;
-static long failures, checks;
-static uint64_t seed, shared_ctr, own_ctr;
+static int size, n_nodes, expect_none;
+#include "mpi_check.h"
+#define rank wrank
+static uint64_t shared_ctr, own_ctr;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond) && failures++ < 10) {                                                          \
-            fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", rank, __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
-
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 /* the same on every rank (counts, roots) / this rank's own (data) */
 static uint64_t shared_rnd(void) { return mix(seed ^ mix(++shared_ctr)); }
 static int own_rnd(void) { return (int)(mix(seed ^ ((uint64_t)rank << 40) ^ mix(++own_ctr)) % 2000001) - 1000000; }
@@ -410,9 +394,7 @@ int main(int argc, char **argv)
             MPI_Finalize();
             return 0;
         }
-    const char *env = getenv("NODESHM_TEST_SEED");
-    seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
-    PMPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    mpi_check_seed();
     /* nodes: one machine, cut into pseudo-nodes of NODESHM_PES_PER_NODE ranks */
     const char *ppn_env = getenv("NODESHM_PES_PER_NODE");
     int ppn = ppn_env && atoi(ppn_env) > 0 ? atoi(ppn_env) : size;

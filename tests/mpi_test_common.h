@@ -20,29 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static long failures, checks;
-static int wrank;
+#include "mpi_check.h"
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond) && failures++ < 10) {                                                          \
-            char m_[512];                                                                          \
-            int n_ = snprintf(m_, sizeof m_, "rank %d: %s:%d: check failed: %s: ", wrank,          \
-                              __FILE__, __LINE__, #cond);                                          \
-            if (n_ > 0 && n_ < (int)sizeof m_) snprintf(m_ + n_, sizeof m_ - (size_t)n_, __VA_ARGS__); \
-            fprintf(stderr, "%s\n", m_);                                                           \
-        }                                                                                          \
-    } while (0)
-
-static uint64_t seed;
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 static uint64_t stream;
 static uint64_t rnd(void) { return mix(stream++); }
 static double urand(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
@@ -195,9 +174,7 @@ static int mpi_test_main(int argc, char **argv, const char *prog,
         if (!strcmp(argv[i], "--expect-accel")) expect = 1;
         else if (!strcmp(argv[i], "--expect-none")) expect = -1;
     }
-    const char *s = getenv("NODESHM_TEST_SEED");
-    seed = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
-    PMPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    mpi_check_seed();
     if (wrank == 0) printf("%s: %d ranks, seed %llu\n", prog, size, (unsigned long long)seed);
 
     double t0 = MPI_Wtime();

@@ -1,0 +1,219 @@
+/* nodeshm-fft: the distributed 3D FFT: three batches of 1D FFTs along pencils (axis 0, 1, 2)
+ * with remaps between them, plus one from the input bricks and one to the output bricks
+ * (skipped when those are the pencils already).  Each 1D stage reads its pencil buffer and
+ * writes straight into the next remap's source buffer (node-shared memory for the node
+ * strategy), so moving the data costs the remap's one copy and nothing more. */
+#include "fftw_backend.h"
+#include "remap_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { FORWARD = 0, BACKWARD = 1 };
+
+struct nodeshm_fft_plan {
+    MPI_Comm comm;
+    int n[3];
+    int grid[2];
+    const nsf_fftw_t *fftw;
+    nodeshm_remap_strategy_t strategy;
+    nodeshm_fft_brick_t in, out, pencil[3];
+    /* remap[dir][k]: before stage k (k = 0: from the user's bricks) and after the last (k = 3) */
+    nodeshm_remap_t remap[2][4];
+    void *work[3];            /* one buffer per pencil */
+    void *plan[2][3][2];      /* [dir][axis][unaligned] */
+    long transforms;
+    double seconds, remap_seconds;
+};
+
+static int same_everywhere(MPI_Comm comm, int mine)
+{
+    int all;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm);
+    return all;
+}
+
+static int make_remaps(nodeshm_fft_plan_t p, size_t es)
+{
+    /* Forward: in -> x pencils -> y -> z -> out; backward the reverse. */
+    const nodeshm_fft_brick_t *chain[5] = {&p->in, &p->pencil[0], &p->pencil[1], &p->pencil[2],
+                                           &p->out};
+    int skip_first = same_everywhere(p->comm, nsf_same_brick(&p->in, &p->pencil[0]));
+    int skip_last = same_everywhere(p->comm, nsf_same_brick(&p->out, &p->pencil[2]));
+    for (int k = 0; k < 4; k++) {
+        if ((k == 0 && skip_first) || (k == 3 && skip_last)) continue;
+        for (int dir = 0; dir < 2; dir++) {
+            const nodeshm_fft_brick_t *a = chain[k], *b = chain[k + 1];
+            int slot = dir == FORWARD ? k : 3 - k;
+            int rc = nsf_remap_create("nodeshm_fft_plan_create", p->comm, p->n,
+                                      dir == FORWARD ? a : b, dir == FORWARD ? b : a, es,
+                                      p->strategy, &p->remap[dir][slot]);
+            if (rc != MPI_SUCCESS) return rc;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+static int make_fftw_plans(nodeshm_fft_plan_t p)
+{
+    for (int axis = 0; axis < 3; axis++) {
+        size_t points = nodeshm_fft_brick_size(&p->pencil[axis]);
+        if (!points) continue;
+        void *tmp = nsf_alloc(points * p->fftw->elem_bytes);
+        if (!tmp) return MPI_ERR_NO_MEM;
+        for (int dir = 0; dir < 2; dir++)
+            for (int u = 0; u < 2; u++) {
+                p->plan[dir][axis][u] = p->fftw->plan(p->n[axis], (int)(points / p->n[axis]),
+                                                      p->work[axis], tmp, dir == FORWARD ? -1 : 1, u);
+                if (!p->plan[dir][axis][u]) {
+                    free(tmp);
+                    nsf_error("nodeshm_fft_plan_create", "FFTW could not plan %zu transforms of "
+                              "length %d", points / p->n[axis], p->n[axis]);
+                    return MPI_ERR_OTHER;
+                }
+            }
+        free(tmp);
+    }
+    return MPI_SUCCESS;
+}
+
+int nodeshm_fft_plan_create(MPI_Comm comm, const int n[3], const nodeshm_fft_brick_t *in,
+                            const nodeshm_fft_brick_t *out, nodeshm_fft_precision_t precision,
+                            nodeshm_remap_strategy_t strategy, nodeshm_fft_plan_t *plan)
+{
+    const char *call = "nodeshm_fft_plan_create";
+    if (comm == MPI_COMM_NULL) {
+        nsf_error(call, "MPI_COMM_NULL (accepted: an intra-communicator)");
+        return MPI_ERR_COMM;
+    }
+    /* Local problems first, agreed on by all ranks before anything else collective. */
+    const nsf_fftw_t *fftw = nsf_fftw_for(precision);
+    char problem[200];
+    snprintf(problem, sizeof problem, "precision %d (accepted: NODESHM_FFT_DOUBLE, "
+             "NODESHM_FFT_SINGLE)", (int)precision);
+    if (plan) *plan = NULL;
+    if (nsf_agree(comm, call, !fftw ? problem : !plan ? "a NULL plan pointer" : NULL))
+        return MPI_ERR_ARG;
+    nodeshm_fft_plan_t p = calloc(1, sizeof *p);
+    if (!p) return MPI_ERR_NO_MEM;
+    p->fftw = fftw;
+    p->strategy = strategy;
+    int size, rank;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_dup(comm, &p->comm);
+    /* The pencils are made from n; an n that is bad (or differs between ranks) is reported by
+     * the first remap's checks, which see every rank's arguments. */
+    int n_ok[3] = {1, 1, 1};
+    if (n)
+        for (int d = 0; d < 3; d++) n_ok[d] = n[d] > 0 ? n[d] : 1;
+    memcpy(p->n, n_ok, sizeof p->n);
+    nodeshm_fft_pencil_grid(size, p->n, p->grid);
+    for (int axis = 0; axis < 3; axis++)
+        nodeshm_fft_pencil_brick(p->n, p->grid, rank, axis, &p->pencil[axis]);
+    if (in) p->in = *in;
+    if (out) p->out = *out;
+    /* Checks n, the bricks and the strategy on every rank (same verdict everywhere). */
+    int rc = nsf_remap_check(call, comm, n, in, out, fftw->elem_bytes, &p->strategy);
+    for (int axis = 0; axis < 3 && rc == MPI_SUCCESS; axis++) {
+        p->work[axis] = nsf_alloc(nodeshm_fft_brick_size(&p->pencil[axis]) * fftw->elem_bytes);
+        if (!same_everywhere(comm, p->work[axis] != NULL)) rc = MPI_ERR_NO_MEM;
+    }
+    if (rc == MPI_SUCCESS) rc = make_remaps(p, fftw->elem_bytes);
+    if (rc == MPI_SUCCESS && !same_everywhere(comm, make_fftw_plans(p) == MPI_SUCCESS))
+        rc = MPI_ERR_OTHER;
+    if (rc != MPI_SUCCESS) {
+        nodeshm_fft_destroy(&p);
+        return rc;
+    }
+    *plan = p;
+    return MPI_SUCCESS;
+}
+
+/* One batch of 1D FFTs along `axis`, from `in` to `out` (either may be the user's). */
+static void fft_stage(nodeshm_fft_plan_t p, int dir, int axis, const void *in, void *out)
+{
+    void *aligned = p->plan[dir][axis][0];
+    if (!aligned) return; /* an empty pencil */
+    int ok = p->fftw->alignment_of(in) == 0 && p->fftw->alignment_of(out) == 0;
+    p->fftw->execute(ok ? aligned : p->plan[dir][axis][1], in, out);
+}
+
+static int remap_timed(nodeshm_fft_plan_t p, nodeshm_remap_t r, const void *src, void *dst)
+{
+    double t = MPI_Wtime();
+    int rc = nodeshm_remap_execute(r, src, dst);
+    p->remap_seconds += MPI_Wtime() - t;
+    return rc;
+}
+
+static int transform(nodeshm_fft_plan_t p, int dir, const void *in, void *out, const char *call)
+{
+    if (!p) nsf_fatal(MPI_COMM_WORLD, call, "a NULL plan");
+    const nodeshm_fft_brick_t *from = dir == FORWARD ? &p->in : &p->out;
+    const nodeshm_fft_brick_t *to = dir == FORWARD ? &p->out : &p->in;
+    if ((!in && nodeshm_fft_brick_size(from)) || (!out && nodeshm_fft_brick_size(to))) {
+        int rank;
+        MPI_Comm_rank(p->comm, &rank);
+        nsf_fatal(p->comm, call, "rank %d: a NULL %s array for a brick of %zu points", rank,
+                  !in ? "input" : "output", nodeshm_fft_brick_size(!in ? from : to));
+    }
+    double t0 = MPI_Wtime();
+    nodeshm_remap_t *r = p->remap[dir];
+    static const int axes[2][3] = {{0, 1, 2}, {2, 1, 0}};
+    int rc = MPI_SUCCESS;
+    if (r[0]) rc = remap_timed(p, r[0], in, p->work[axes[dir][0]]);
+    for (int k = 0; k < 3 && rc == MPI_SUCCESS; k++) {
+        int axis = axes[dir][k];
+        const void *src = k == 0 && !r[0] ? in : p->work[axis];
+        void *dst = r[k + 1] ? nodeshm_remap_source(r[k + 1]) : out;
+        fft_stage(p, dir, axis, src, dst);
+        if (r[k + 1])
+            rc = remap_timed(p, r[k + 1], dst, k < 2 ? p->work[axes[dir][k + 1]] : out);
+    }
+    p->seconds += MPI_Wtime() - t0;
+    p->transforms++;
+    return rc;
+}
+
+int nodeshm_fft_forward(nodeshm_fft_plan_t p, const void *in, void *out)
+{
+    return transform(p, FORWARD, in, out, "nodeshm_fft_forward");
+}
+
+int nodeshm_fft_backward(nodeshm_fft_plan_t p, const void *in, void *out)
+{
+    return transform(p, BACKWARD, in, out, "nodeshm_fft_backward");
+}
+
+int nodeshm_fft_destroy(nodeshm_fft_plan_t *plan)
+{
+    if (!plan || !*plan) return MPI_SUCCESS;
+    nodeshm_fft_plan_t p = *plan;
+    for (int dir = 0; dir < 2; dir++)
+        for (int k = 0; k < 4; k++) nodeshm_remap_destroy(&p->remap[dir][k]);
+    for (int dir = 0; dir < 2; dir++)
+        for (int axis = 0; axis < 3; axis++)
+            for (int u = 0; u < 2; u++)
+                if (p->plan[dir][axis][u]) p->fftw->destroy(p->plan[dir][axis][u]);
+    for (int axis = 0; axis < 3; axis++) free(p->work[axis]);
+    if (p->comm != MPI_COMM_NULL && p->comm) MPI_Comm_free(&p->comm);
+    free(p);
+    *plan = NULL;
+    return MPI_SUCCESS;
+}
+
+int nodeshm_fft_plan_info(nodeshm_fft_plan_t p, nodeshm_fft_info_t *info)
+{
+    if (!p || !info) return MPI_ERR_ARG;
+    info->strategy = p->strategy;
+    info->grid[0] = p->grid[0];
+    info->grid[1] = p->grid[1];
+    info->remaps = 0;
+    for (int k = 0; k < 4; k++) info->remaps += p->remap[FORWARD][k] != NULL;
+    info->transforms = p->transforms;
+    info->seconds = p->seconds;
+    info->remap_seconds = p->remap_seconds;
+    return MPI_SUCCESS;
+}

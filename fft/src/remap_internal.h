@@ -1,0 +1,98 @@
+/* nodeshm-fft: the remap object shared by the strategy files (remap_mpi.c, remap_node.c). */
+#ifndef NODESHM_FFT_REMAP_INTERNAL_H
+#define NODESHM_FFT_REMAP_INTERNAL_H
+
+#include "brick.h"
+#include "nodeshm.h"
+
+/* One block this rank sends to, or receives from, another rank. */
+typedef struct nsf_peer {
+    int rank;            /* in the remap's communicator */
+    nsf_box_t box;       /* the points */
+    size_t count;        /* points in box */
+    size_t offset;       /* in elements, in the pack (send) or receive buffer */
+    nsf_layout_t packed; /* the box dense in the receiver's memory order */
+    nsf_layout_t peer;   /* receives: the sender's `from` layout (node strategy reads it) */
+    int on_node;         /* node strategy: copied through node-shared memory, not MPI */
+    const void *shared;  /* node strategy, on-node receives: the sender's source buffer */
+} nsf_peer_t;
+
+struct nodeshm_remap {
+    MPI_Comm comm;
+    int rank, size;
+    int n[3];
+    size_t es;
+    nodeshm_remap_strategy_t strategy;
+    nodeshm_fft_brick_t from, to;
+    nsf_layout_t lfrom, lto;
+    int has_self;        /* part of my `from` stays with me */
+    nsf_box_t self_box;
+    int nsend, nrecv;
+    nsf_peer_t *send, *recv;
+    size_t send_elems, recv_elems;
+    char *packbuf, *recvbuf;
+    void *source;        /* nodeshm_remap_source's buffer */
+    int source_acquired; /* nodeshm_remap_source waited for the readers of the last execute */
+    MPI_Datatype elem;   /* es contiguous bytes */
+    MPI_Request *reqs;   /* nrecv + nsend */
+    /* mpi-alltoallv */
+    int *counts;         /* [4][size]: send counts, send displs, recv counts, recv displs */
+    /* node */
+    nodeshm_shared_t shared;
+    unsigned long long epoch;
+};
+
+/* nodeshm_remap_create, with the public call to name in messages. */
+int nsf_remap_create(const char *call, MPI_Comm comm, const int n[3],
+                     const nodeshm_fft_brick_t *from, const nodeshm_fft_brick_t *to, size_t es,
+                     nodeshm_remap_strategy_t strategy, nodeshm_remap_t *out);
+
+/* The checks nsf_remap_create makes (collective, the same verdict on every rank), and auto
+ * resolved into *strategy. */
+int nsf_remap_check(const char *call, MPI_Comm comm, const int n[3],
+                    const nodeshm_fft_brick_t *from, const nodeshm_fft_brick_t *to, size_t es,
+                    nodeshm_remap_strategy_t *strategy);
+
+/* Collective: 1 when any rank has a problem (problem != NULL); the lowest such rank says it. */
+int nsf_agree(MPI_Comm comm, const char *call, const char *problem);
+
+/* "nodeshm-fft: CALL: message" on stderr. */
+void nsf_error(const char *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same, then ends the job (a collective call some rank cannot make would hang the rest). */
+_Noreturn void nsf_fatal(MPI_Comm comm, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* 64-byte aligned memory (free()), so FFTW's SIMD codelets apply to every strategy's buffers. */
+void *nsf_alloc(size_t bytes);
+/* Pack/receive buffers and requests for the MPI part of a strategy. */
+int nsf_buffers(struct nodeshm_remap *r, size_t send_elems, size_t recv_elems);
+/* Posts an MPI_Irecv per receive that is not on_node, into reqs[*nreq...]. */
+int nsf_post_receives(struct nodeshm_remap *r, int *nreq);
+/* Waits for the first nreq requests (those receives) and unpacks each as it completes. */
+int nsf_unpack_as_they_come(struct nodeshm_remap *r, int nreq, void *dst);
+
+/* Strategy hooks: setup after the peers are known (collective), execute, teardown. */
+int nsf_mpi_setup(struct nodeshm_remap *r);
+int nsf_p2p_execute(struct nodeshm_remap *r, const void *src, void *dst);
+int nsf_alltoallv_execute(struct nodeshm_remap *r, const void *src, void *dst);
+int nsf_node_setup(struct nodeshm_remap *r);
+int nsf_node_execute(struct nodeshm_remap *r, const void *src, void *dst);
+void *nsf_node_source(struct nodeshm_remap *r);
+void nsf_node_teardown(struct nodeshm_remap *r);
+
+/* Pack peer p's block from src (my `from` layout) into the pack buffer / unpack a received
+ * block into dst (my `to` layout). */
+static inline void nsf_pack(const struct nodeshm_remap *r, const nsf_peer_t *p, const void *src)
+{
+    nsf_box_copy(src, &r->lfrom, r->packbuf + p->offset * r->es, &p->packed, &p->box, r->es);
+}
+static inline void nsf_unpack(const struct nodeshm_remap *r, const nsf_peer_t *p, void *dst)
+{
+    nsf_box_copy(r->recvbuf + p->offset * r->es, &p->packed, dst, &r->lto, &p->box, r->es);
+}
+static inline void nsf_copy_self(const struct nodeshm_remap *r, const void *src, void *dst)
+{
+    if (r->has_self) nsf_box_copy(src, &r->lfrom, dst, &r->lto, &r->self_box, r->es);
+}
+
+#endif
