@@ -12,4 +12,16 @@ if(NODESHM_FFT_ENABLED)
   nodeshm_add_mpi_test(NAME fft_check NP 3 PES_PER_NODE 1 PASS_REGEX "fft_check: PASS" TIMEOUT 300)
   nodeshm_add_mpi_test(NAME fft_errors NP 1 3 4 PASS_REGEX "fft_errors: [0-9]+ ranks: PASS")
   nodeshm_add_mpi_test(NAME fft_errors NP 4 PES_PER_NODE 2 PASS_REGEX "fft_errors: [0-9]+ ranks: PASS")
+  # the nodeshm-fft command: every strategy and FFTW-MPI in one run, CSV rows, errors checked
+  # by the command itself (exit 1 above 1e-12); and a bad option: message, exit 2, no hang
+  foreach(np 3 4)
+    add_test(NAME fft_cmd_np${np} COMMAND "${NODESHM_OSHRUN}" -np ${np}
+      $<TARGET_FILE:nodeshm-fft> --grid 24x20x18 --iterations 2 --csv)
+    set_tests_properties(fft_cmd_np${np} PROPERTIES TIMEOUT 120 LABELS "mpi;np${np}"
+      PASS_REGULAR_EXPRESSION "mpi-p2p,.*mpi-alltoallv,.*node,"
+      FAIL_REGULAR_EXPRESSION "error above the tolerance|plan creation failed")
+  endforeach()
+  nodeshm_add_script_test(NAME fft_cmd_bad_grid
+    COMMAND expect_failure.sh 2 "nodeshm-fft: --grid 0x4x4: accepted: NXxNYxNZ"
+            $<TARGET_FILE:nodeshm-fft> --grid 0x4x4)
 endif()

@@ -89,6 +89,12 @@ typedef struct nodeshm_fft_plan *nodeshm_fft_plan_t;
 int nodeshm_fft_plan_create(MPI_Comm comm, const int n[3], const nodeshm_fft_brick_t *in,
                             const nodeshm_fft_brick_t *out, nodeshm_fft_precision_t precision,
                             nodeshm_remap_strategy_t strategy, nodeshm_fft_plan_t *plan);
+/* The same on a given pencil grid (grid[0] * grid[1] == ranks) instead of
+ * nodeshm_fft_pencil_grid's choice. */
+int nodeshm_fft_plan_create_on_grid(MPI_Comm comm, const int n[3], const int grid[2],
+                                    const nodeshm_fft_brick_t *in, const nodeshm_fft_brick_t *out,
+                                    nodeshm_fft_precision_t precision,
+                                    nodeshm_remap_strategy_t strategy, nodeshm_fft_plan_t *plan);
 /* Forward transform (exponent sign -1): `in` holds the in-brick's data, `out` receives the
  * out-brick's.  in == out is allowed (the array must hold the larger brick). */
 int nodeshm_fft_forward(nodeshm_fft_plan_t plan, const void *in, void *out);

@@ -78,23 +78,30 @@ static int make_fftw_plans(nodeshm_fft_plan_t p)
     return MPI_SUCCESS;
 }
 
-int nodeshm_fft_plan_create(MPI_Comm comm, const int n[3], const nodeshm_fft_brick_t *in,
-                            const nodeshm_fft_brick_t *out, nodeshm_fft_precision_t precision,
-                            nodeshm_remap_strategy_t strategy, nodeshm_fft_plan_t *plan)
+static int plan_create(const char *call, MPI_Comm comm, const int n[3], const int grid[2],
+                       const nodeshm_fft_brick_t *in, const nodeshm_fft_brick_t *out,
+                       nodeshm_fft_precision_t precision, nodeshm_remap_strategy_t strategy,
+                       nodeshm_fft_plan_t *plan)
 {
-    const char *call = "nodeshm_fft_plan_create";
     if (comm == MPI_COMM_NULL) {
         nsf_error(call, "MPI_COMM_NULL (accepted: an intra-communicator)");
         return MPI_ERR_COMM;
     }
     /* Local problems first, agreed on by all ranks before anything else collective. */
     const nsf_fftw_t *fftw = nsf_fftw_for(precision);
-    char problem[200];
-    snprintf(problem, sizeof problem, "precision %d (accepted: NODESHM_FFT_DOUBLE, "
-             "NODESHM_FFT_SINGLE)", (int)precision);
+    int nranks;
+    MPI_Comm_size(comm, &nranks);
+    char problem[200] = "";
+    if (!fftw)
+        snprintf(problem, sizeof problem, "precision %d (accepted: NODESHM_FFT_DOUBLE, "
+                 "NODESHM_FFT_SINGLE)", (int)precision);
+    else if (!plan)
+        snprintf(problem, sizeof problem, "a NULL plan pointer");
+    else if (grid && (grid[0] < 1 || grid[1] < 1 || grid[0] * grid[1] != nranks))
+        snprintf(problem, sizeof problem, "pencil grid %dx%d (accepted: P x Q = %d ranks)",
+                 grid[0], grid[1], nranks);
     if (plan) *plan = NULL;
-    if (nsf_agree(comm, call, !fftw ? problem : !plan ? "a NULL plan pointer" : NULL))
-        return MPI_ERR_ARG;
+    if (nsf_agree(comm, call, problem[0] ? problem : NULL)) return MPI_ERR_ARG;
     nodeshm_fft_plan_t p = calloc(1, sizeof *p);
     if (!p) return MPI_ERR_NO_MEM;
     p->fftw = fftw;
@@ -109,7 +116,8 @@ int nodeshm_fft_plan_create(MPI_Comm comm, const int n[3], const nodeshm_fft_bri
     if (n)
         for (int d = 0; d < 3; d++) n_ok[d] = n[d] > 0 ? n[d] : 1;
     memcpy(p->n, n_ok, sizeof p->n);
-    nodeshm_fft_pencil_grid(size, p->n, p->grid);
+    if (grid) memcpy(p->grid, grid, sizeof p->grid);
+    else nodeshm_fft_pencil_grid(size, p->n, p->grid);
     for (int axis = 0; axis < 3; axis++)
         nodeshm_fft_pencil_brick(p->n, p->grid, rank, axis, &p->pencil[axis]);
     if (in) p->in = *in;
@@ -129,6 +137,22 @@ int nodeshm_fft_plan_create(MPI_Comm comm, const int n[3], const nodeshm_fft_bri
     }
     *plan = p;
     return MPI_SUCCESS;
+}
+
+int nodeshm_fft_plan_create(MPI_Comm comm, const int n[3], const nodeshm_fft_brick_t *in,
+                            const nodeshm_fft_brick_t *out, nodeshm_fft_precision_t precision,
+                            nodeshm_remap_strategy_t strategy, nodeshm_fft_plan_t *plan)
+{
+    return plan_create("nodeshm_fft_plan_create", comm, n, NULL, in, out, precision, strategy, plan);
+}
+
+int nodeshm_fft_plan_create_on_grid(MPI_Comm comm, const int n[3], const int grid[2],
+                                    const nodeshm_fft_brick_t *in, const nodeshm_fft_brick_t *out,
+                                    nodeshm_fft_precision_t precision,
+                                    nodeshm_remap_strategy_t strategy, nodeshm_fft_plan_t *plan)
+{
+    return plan_create("nodeshm_fft_plan_create_on_grid", comm, n, grid, in, out, precision,
+                       strategy, plan);
 }
 
 /* One batch of 1D FFTs along `axis`, from `in` to `out` (either may be the user's). */
