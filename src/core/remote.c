@@ -5,7 +5,9 @@
 
 #include <limits.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static MPI_Win windows[NODESHM_NSEGS] = {MPI_WIN_NULL, MPI_WIN_NULL};
@@ -40,6 +42,66 @@ static int mpi_failed(const char *call, const char *what, int err)
         if (err_ != MPI_SUCCESS) return mpi_failed(call, #expr, err_);                             \
     } while (0)
 
+/* Completion at the target, confirmed.  MPICH over OFI's tcp provider sends a small MPI_Put as
+ * fi_inject_write, which counts as complete once the bytes are in the origin's socket: the
+ * provider asks no acknowledgement for an inject (libfabric's xnet_rma_inject_common), so
+ * MPI_Win_flush returns while the data may still wait in the target's socket buffer until the
+ * target next enters MPI.  After shmem_barrier_all a PE then read stale data
+ * (tests/host_visibility.c: 192-522 stale views in 500 rounds of puts at 2 hosts x 2 PEs).
+ * So a flush that covers writes also fetches (MPI_NO_OP) a word from each target written since
+ * the last one, on the same window, and waits for it: the target answers only after it has
+ * taken every earlier byte of that connection off the socket, the write's data included.  The
+ * target answers from its MPI progress, which a waiting PE drives (core/wait.h), as for any
+ * fetching atomic.  Not MPI_Get: over OFI tcp a 1-byte MPI_Get took ~20 ms (the put loop ran
+ * 10x slower); the fetch costs one round trip (1000 rounds of 64 puts + barrier: 2.3 -> 3.3 s).
+ * On by default except under Open MPI (whose flush completes at the target: the host tests
+ * pass there); NODESHM_RMA_CONFIRM=0|1 overrides. */
+static int confirm_writes;
+static int n_targets;
+static unsigned char *written[NODESHM_NSEGS]; /* written[s][pe]: a write not yet confirmed */
+static int *written_list[NODESHM_NSEGS];      /* those PEs, each once */
+static uint64_t *written_sink[NODESHM_NSEGS]; /* the fetches' results, one per target */
+static int written_n[NODESHM_NSEGS];
+static pthread_mutex_t written_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void note_written(int seg, int pe)
+{
+    if (!confirm_writes) return;
+    pthread_mutex_lock(&written_lock);
+    if (!written[seg][pe]) {
+        written[seg][pe] = 1;
+        written_list[seg][written_n[seg]++] = pe;
+    }
+    pthread_mutex_unlock(&written_lock);
+}
+
+/* Fetches the first word of every window of each PE written to since the last call (pe < 0)
+ * or of that one PE; the caller's flush then waits for the answers.  The caller holds
+ * written_lock until that flush has finished, so that a concurrent flush does not count
+ * writes confirmed by a read that has not yet come back. */
+static int confirm_issue(const char *call, int pe)
+{
+    const uint64_t zero = 0;
+    for (int s = 0; s < NODESHM_NSEGS; s++) {
+        if (pe >= 0) {
+            if (!written[s][pe]) continue;
+            int err = MPI_Fetch_and_op(&zero, &written_sink[s][pe], MPI_UINT64_T, pe, 0, MPI_NO_OP,
+                                       windows[s]);
+            if (err != MPI_SUCCESS) return mpi_failed(call, "MPI_Fetch_and_op (write confirmation)", err);
+            continue; /* stays marked: the next flush of every target fetches again */
+        }
+        for (int i = 0; i < written_n[s]; i++) {
+            int t = written_list[s][i];
+            written[s][t] = 0;
+            int err = MPI_Fetch_and_op(&zero, &written_sink[s][t], MPI_UINT64_T, t, 0, MPI_NO_OP,
+                                       windows[s]);
+            if (err != MPI_SUCCESS) return mpi_failed(call, "MPI_Fetch_and_op (write confirmation)", err);
+        }
+        written_n[s] = 0;
+    }
+    return NODESHM_OK;
+}
+
 int nodeshm_remote_init(void)
 {
     if (!nodeshm_rt.spans_nodes) return NODESHM_OK;
@@ -53,6 +115,21 @@ int nodeshm_remote_init(void)
     int len = 0;
     MPI_Get_library_version(version, &len);
     bitwise64_by_cas = strstr(version, "Open MPI") != NULL;
+    long confirm = strstr(version, "Open MPI") == NULL;
+    if (nodeshm_env_long("NODESHM_RMA_CONFIRM", confirm, 0, 1, &confirm) != NODESHM_OK)
+        return NODESHM_ERR_ENV;
+    confirm_writes = (int)confirm;
+    if (confirm_writes) {
+        n_targets = nodeshm_rt.n_pes;
+        for (int s = 0; s < NODESHM_NSEGS; s++) {
+            written[s] = calloc((size_t)n_targets, 1);
+            written_list[s] = malloc((size_t)n_targets * sizeof(int));
+            written_sink[s] = malloc((size_t)n_targets * sizeof(uint64_t));
+            written_n[s] = 0;
+            if (!written[s] || !written_list[s] || !written_sink[s])
+                return nodeshm_report(NODESHM_ERR_NOMEM, "shmem_init", "out of memory");
+        }
+    }
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "same_disp_unit", "true");
@@ -70,6 +147,13 @@ int nodeshm_remote_init(void)
 void nodeshm_remote_fini(void)
 {
     for (int s = 0; s < NODESHM_NSEGS; s++) {
+        free(written[s]);
+        free(written_list[s]);
+        free(written_sink[s]);
+        written[s] = NULL;
+        written_list[s] = NULL;
+        written_sink[s] = NULL;
+        written_n[s] = 0;
         if (windows[s] == MPI_WIN_NULL) continue;
         MPI_Win_unlock_all(windows[s]);
         MPI_Win_free(&windows[s]);
@@ -131,7 +215,10 @@ static int transfer(const char *call, int is_put, void *local, int seg, size_t o
     err = is_put ? MPI_Win_flush_local(pe, win) : MPI_Win_flush(pe, win);
     if (err != MPI_SUCCESS)
         return mpi_failed(call, is_put ? "MPI_Win_flush_local" : "MPI_Win_flush", err);
-    if (is_put) note_issued();
+    if (is_put) {
+        note_written(seg, pe);
+        note_issued();
+    }
     return NODESHM_OK;
 }
 
@@ -193,6 +280,7 @@ int nodeshm_remote_amo(const char *call, int op, size_t size, int seg, size_t of
         MPI_TRY(call, MPI_Win_flush(pe, win));
     } else {
         MPI_TRY(call, MPI_Win_flush_local(pe, win)); /* operand lives on the caller's stack */
+        note_written(seg, pe);
         note_issued();
     }
     return NODESHM_OK;
@@ -201,8 +289,18 @@ int nodeshm_remote_amo(const char *call, int op, size_t size, int seg, size_t of
 int nodeshm_remote_flush_windows(const char *call)
 {
     uint64_t issued = __atomic_load_n(&ops_issued, __ATOMIC_ACQUIRE);
-    for (int s = 0; s < NODESHM_NSEGS; s++)
-        if (windows[s] != MPI_WIN_NULL) MPI_TRY(call, MPI_Win_flush_all(windows[s]));
+    int rc = NODESHM_OK;
+    if (confirm_writes) {
+        pthread_mutex_lock(&written_lock);
+        rc = confirm_issue(call, -1); /* completed by the flushes below */
+    }
+    for (int s = 0; s < NODESHM_NSEGS && rc == NODESHM_OK; s++) {
+        if (windows[s] == MPI_WIN_NULL) continue;
+        int err = MPI_Win_flush_all(windows[s]);
+        if (err != MPI_SUCCESS) rc = mpi_failed(call, "MPI_Win_flush_all", err);
+    }
+    if (confirm_writes) pthread_mutex_unlock(&written_lock);
+    if (rc) return rc;
     uint64_t done = __atomic_load_n(&ops_completed, __ATOMIC_ACQUIRE);
     while (done < issued &&
            !__atomic_compare_exchange_n(&ops_completed, &done, issued, 1, __ATOMIC_ACQ_REL,
@@ -222,9 +320,18 @@ int nodeshm_remote_flush(int pe)
 {
     if (__atomic_load_n(&ops_issued, __ATOMIC_ACQUIRE) == __atomic_load_n(&ops_completed, __ATOMIC_ACQUIRE))
         return NODESHM_OK;
-    for (int s = 0; s < NODESHM_NSEGS; s++)
-        if (windows[s] != MPI_WIN_NULL) MPI_TRY("shmem_pe_quiet", MPI_Win_flush(pe, windows[s]));
-    return NODESHM_OK; /* other PEs may still have pending operations */
+    int rc = NODESHM_OK;
+    if (confirm_writes) {
+        pthread_mutex_lock(&written_lock);
+        rc = confirm_issue("shmem_pe_quiet", pe);
+    }
+    for (int s = 0; s < NODESHM_NSEGS && rc == NODESHM_OK; s++) {
+        if (windows[s] == MPI_WIN_NULL) continue;
+        int err = MPI_Win_flush(pe, windows[s]);
+        if (err != MPI_SUCCESS) rc = mpi_failed("shmem_pe_quiet", "MPI_Win_flush", err);
+    }
+    if (confirm_writes) pthread_mutex_unlock(&written_lock);
+    return rc; /* other PEs may still have pending operations */
 }
 
 void nodeshm_remote_progress(void)
