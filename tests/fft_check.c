@@ -6,10 +6,11 @@
  * and permuted memory orders; in-place), each precision and each strategy: forward, compared
  * with the serial transform (max error relative to the largest value: < 1e-12 double, < 1e-5
  * single), backward, compared with the input times the grid size; and strategy k's outputs
- * memcmp'd with strategy 0's.  Usage: fft_check [grid AxBxC ...]; prints "fft_check: PASS". */
+ * memcmp'd with strategy 0's.  The shmem-* strategies need OpenSHMEM: it runs after MPI_Init.  Usage: fft_check [grid AxBxC ...]; prints "fft_check: PASS". */
 #include "nodeshm_fft.h"
 
 #include <fftw3.h>
+#include <shmem.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -248,6 +249,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    shmem_init(); /* for the shmem-* strategies: MPI and OpenSHMEM in one program */
     mpi_check_seed();
     if (rank == 0) {
         printf("seed %llu (replay with NODESHM_TEST_SEED=%llu)\n", (unsigned long long)seed,
@@ -281,6 +283,7 @@ int main(int argc, char **argv)
                cases, NODESHM_REMAP_N_STRATEGIES - 1, sum[1], sum[0]);
         printf("fft_check: %s\n", sum[0] ? "FAIL" : "PASS");
     }
+    shmem_finalize();
     MPI_Finalize();
     return sum[0] && rank == 0 ? 1 : 0;
 }

@@ -56,6 +56,13 @@ static int make(void *arg)
     return rc && !p ? rc : (p ? -1 : 0);
 }
 
+static int shmem_plan(void *arg)
+{
+    struct { nodeshm_fft_plan_t *p; const int *n; nodeshm_fft_brick_t *in, *out; } *c = arg;
+    return nodeshm_fft_plan_create(MPI_COMM_WORLD, c->n, c->in, c->out, NODESHM_FFT_DOUBLE,
+                                   NODESHM_REMAP_SHMEM_BARRIER, c->p);
+}
+
 static void run(bad_case_t *c)
 {
     char text[4096];
@@ -134,6 +141,21 @@ int main(int argc, char **argv)
     memcpy(env.n, n, sizeof n);
     run(&env);
     unsetenv("NODESHM_FFT_STRATEGY");
+    /* the shmem strategies without shmem_init (this program never calls it) */
+    {
+        nodeshm_fft_plan_t p = (nodeshm_fft_plan_t)(void *)&p;
+        char text[4096];
+        struct shm_case { nodeshm_fft_plan_t *p; const int *n; nodeshm_fft_brick_t *in, *out; } sc = {&p, n, &in, &out};
+        int rc = captured(shmem_plan, &sc, text, sizeof text);
+        if (!rc || p) {
+            fprintf(stderr, "rank %d: shmem strategy without shmem_init: %d\n", rank, rc);
+            failures++;
+        }
+        if (rank == 0 && !strstr(text, "shmem-barrier needs OpenSHMEM: call shmem_init")) {
+            fprintf(stderr, "rank 0: shmem strategy without shmem_init: message:\n%s", text);
+            failures++;
+        }
+    }
     /* and a good plan still works afterwards (nothing was left half made) */
     nodeshm_fft_plan_t p;
     int rc = nodeshm_fft_plan_create(MPI_COMM_WORLD, n, &in, &out, NODESHM_FFT_DOUBLE,

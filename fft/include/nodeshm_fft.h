@@ -23,6 +23,12 @@
  *   node             within a node each rank copies its blocks straight out of the senders'
  *                    node-shared arrays (one copy, no pack), signalled per rank pair; between
  *                    nodes mpi-p2p.  Needs nothing but MPI (nodeshm's node-shared data).
+ *   shmem-barrier    the paper's four OpenSHMEM strategies (LAMMPS' remap ported to puts, seed
+ *   shmem-nopack     001): put into the receiver's symmetric scratch and flag it; barrier: pack,
+ *   shmem-chkbuff    fence, flag, scratch reuse after a team sync; nopack: a non-blocking put per
+ *   shmem-advchkbuff contiguous run, no pack, quiet; chkbuff: per-peer READY flags instead of the
+ *                    sync; advchkbuff: unpacks whichever block arrives first.  They need
+ *                    shmem_init (after MPI_Init) and a communicator of all PEs.
  *   auto             node when the communicator has ranks sharing a node, else mpi-p2p;
  *                    NODESHM_FFT_STRATEGY=name overrides it (an explicit strategy is kept)
  *
@@ -54,10 +60,15 @@ typedef enum nodeshm_remap_strategy {
     NODESHM_REMAP_MPI_P2P,
     NODESHM_REMAP_MPI_ALLTOALLV,
     NODESHM_REMAP_NODE,
+    NODESHM_REMAP_SHMEM_BARRIER,
+    NODESHM_REMAP_SHMEM_NOPACK,
+    NODESHM_REMAP_SHMEM_CHKBUFF,
+    NODESHM_REMAP_SHMEM_ADVCHKBUFF,
     NODESHM_REMAP_N_STRATEGIES
 } nodeshm_remap_strategy_t;
 
-/* "auto", "mpi-p2p", "mpi-alltoallv", "node"; NULL for a bad value. */
+/* "auto", "mpi-p2p", "mpi-alltoallv", "node", "shmem-barrier", "shmem-nopack",
+ * "shmem-chkbuff", "shmem-advchkbuff"; NULL for a bad value. */
 const char *nodeshm_remap_strategy_name(nodeshm_remap_strategy_t strategy);
 /* 0, or MPI_ERR_ARG (with a message listing the accepted names) for an unknown name. */
 int nodeshm_remap_strategy_from_name(const char *name, nodeshm_remap_strategy_t *strategy);
@@ -122,6 +133,9 @@ int nodeshm_fft_pencil_grid(int nprocs, const int n[3], int grid[2]);
  * equal to those skip the first and last remaps. */
 int nodeshm_fft_pencil_brick(const int n[3], const int grid[2], int rank, int axis,
                              nodeshm_fft_brick_t *brick);
+/* The FFTW planner flag the library plans with (NODESHM_FFT_FFTW=estimate|measure|patient,
+ * default measure), for a program's own FFTW plans to compare like with like. */
+unsigned nodeshm_fft_fftw_flags(void);
 /* Points in a brick. */
 size_t nodeshm_fft_brick_size(const nodeshm_fft_brick_t *brick);
 

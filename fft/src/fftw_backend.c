@@ -2,13 +2,34 @@
 #include "fftw_backend.h"
 
 #include <fftw3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* FFTW_ESTIMATE: planning neither takes time nor touches the arrays, and the same problem
- * always gets the same algorithm, so every strategy's results are bitwise identical. */
+/* The planner's rigor, NODESHM_FFT_FFTW=estimate|measure|patient (default measure).  Plans are
+ * made on the plan's own buffers when it is created.  FFTW keeps what it measured (wisdom) for
+ * the process, so every later plan of the same problem gets the same algorithm: the strategies'
+ * results stay bitwise identical. */
+unsigned nodeshm_fft_fftw_flags(void)
+{
+    static const struct { const char *name; unsigned flag; } rigor[] = {
+        {"estimate", FFTW_ESTIMATE}, {"measure", FFTW_MEASURE}, {"patient", FFTW_PATIENT}};
+    const char *env = getenv("NODESHM_FFT_FFTW");
+    if (!env || !*env) return FFTW_MEASURE;
+    for (size_t k = 0; k < sizeof rigor / sizeof rigor[0]; k++)
+        if (!strcmp(env, rigor[k].name)) return rigor[k].flag;
+    static int said;
+    if (!said++)
+        fprintf(stderr, "nodeshm-fft: NODESHM_FFT_FFTW=%s (accepted: estimate, measure, patient): "
+                "using measure\n", env);
+    return FFTW_MEASURE;
+}
+
 #define NSF_FFTW_BACKEND(P, complex_t, real_t)                                                  \
     static void *nsf_##P##_plan(int n, int howmany, void *in, void *out, int sign, int unaligned)    \
     {                                                                                           \
-        unsigned flags = FFTW_ESTIMATE | FFTW_PRESERVE_INPUT | (unaligned ? FFTW_UNALIGNED : 0); \
+        unsigned flags = nodeshm_fft_fftw_flags() | FFTW_PRESERVE_INPUT |                       \
+                         (unaligned ? FFTW_UNALIGNED : 0);                                      \
         return P##_plan_many_dft(1, &n, howmany, (complex_t *)in, NULL, 1, n, (complex_t *)out, \
                                  NULL, 1, n, sign < 0 ? FFTW_FORWARD : FFTW_BACKWARD, flags);   \
     }                                                                                           \

@@ -13,6 +13,10 @@ static const char *const strategy_names[NODESHM_REMAP_N_STRATEGIES] = {
     [NODESHM_REMAP_MPI_P2P] = "mpi-p2p",
     [NODESHM_REMAP_MPI_ALLTOALLV] = "mpi-alltoallv",
     [NODESHM_REMAP_NODE] = "node",
+    [NODESHM_REMAP_SHMEM_BARRIER] = "shmem-barrier",
+    [NODESHM_REMAP_SHMEM_NOPACK] = "shmem-nopack",
+    [NODESHM_REMAP_SHMEM_CHKBUFF] = "shmem-chkbuff",
+    [NODESHM_REMAP_SHMEM_ADVCHKBUFF] = "shmem-advchkbuff",
 };
 
 const char *nodeshm_remap_strategy_name(nodeshm_remap_strategy_t s)
@@ -251,6 +255,7 @@ static int check_all(const char *call, MPI_Comm comm, const int n[3],
         }
     int rc = global_problems(call, all, size, rank) ? MPI_ERR_ARG : MPI_SUCCESS;
     if (rc == MPI_SUCCESS) rc = resolve_auto(comm, strategy);
+    if (rc == MPI_SUCCESS && nsf_is_shmem(*strategy)) rc = nsf_shmem_check(comm, call, *strategy);
     if (rc == MPI_SUCCESS && all_out) *all_out = all;
     else free(all);
     return rc;
@@ -290,7 +295,9 @@ int nsf_remap_create(const char *call, MPI_Comm comm, const int n[3],
     free(all);
     MPI_Type_contiguous((int)es, MPI_BYTE, &r->elem);
     MPI_Type_commit(&r->elem);
-    rc = strategy == NODESHM_REMAP_NODE ? nsf_node_setup(r) : nsf_mpi_setup(r);
+    rc = strategy == NODESHM_REMAP_NODE ? nsf_node_setup(r)
+         : nsf_is_shmem(strategy)       ? nsf_shmem_setup(r)
+                                        : nsf_mpi_setup(r);
     if (rc != MPI_SUCCESS) {
         nodeshm_remap_destroy(&r);
         return rc;
@@ -316,7 +323,8 @@ int nodeshm_remap_execute(nodeshm_remap_t r, const void *src, void *dst)
     switch (r->strategy) {
     case NODESHM_REMAP_MPI_ALLTOALLV: return nsf_alltoallv_execute(r, src, dst);
     case NODESHM_REMAP_NODE: return nsf_node_execute(r, src, dst);
-    default: return nsf_p2p_execute(r, src, dst);
+    case NODESHM_REMAP_MPI_P2P: return nsf_p2p_execute(r, src, dst);
+    default: return nsf_shmem_execute(r, src, dst);
     }
 }
 
@@ -337,6 +345,7 @@ int nodeshm_remap_destroy(nodeshm_remap_t *remap)
     struct nodeshm_remap *r = *remap;
     if (r->strategy == NODESHM_REMAP_NODE) nsf_node_teardown(r);
     else free(r->source);
+    if (nsf_is_shmem(r->strategy)) nsf_shmem_teardown(r);
     free(r->packbuf);
     free(r->recvbuf);
     free(r->reqs);

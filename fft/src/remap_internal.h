@@ -39,7 +39,9 @@ struct nodeshm_remap {
     int *counts;         /* [4][size]: send counts, send displs, recv counts, recv displs */
     /* node */
     nodeshm_shared_t shared;
-    unsigned long long epoch;
+    unsigned long long epoch; /* node, shmem-*: executes so far */
+    /* shmem-* */
+    struct nsf_shmem *shmem;
 };
 
 /* nodeshm_remap_create, with the public call to name in messages. */
@@ -79,6 +81,15 @@ int nsf_node_setup(struct nodeshm_remap *r);
 int nsf_node_execute(struct nodeshm_remap *r, const void *src, void *dst);
 void *nsf_node_source(struct nodeshm_remap *r);
 void nsf_node_teardown(struct nodeshm_remap *r);
+static inline int nsf_is_shmem(nodeshm_remap_strategy_t s)
+{
+    return s >= NODESHM_REMAP_SHMEM_BARRIER && s <= NODESHM_REMAP_SHMEM_ADVCHKBUFF;
+}
+/* Collective: OpenSHMEM initialized and comm holds every PE (else MPI_ERR_ARG, one message). */
+int nsf_shmem_check(MPI_Comm comm, const char *call, nodeshm_remap_strategy_t s);
+int nsf_shmem_setup(struct nodeshm_remap *r);
+int nsf_shmem_execute(struct nodeshm_remap *r, const void *src, void *dst);
+void nsf_shmem_teardown(struct nodeshm_remap *r);
 
 /* Pack peer p's block from src (my `from` layout) into the pack buffer / unpack a received
  * block into dst (my `to` layout). */

@@ -12,6 +12,7 @@
 #include "reference.h"
 
 #include <math.h>
+#include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +220,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     options_t o = parse(argc, argv);
+    shmem_init(); /* the shmem-* strategies: OpenSHMEM beside MPI */
     int grid[2];
     if (o.grid[0]) memcpy(grid, o.grid, sizeof grid);
     else nodeshm_fft_pencil_grid(nprocs, o.n, grid);
@@ -275,6 +277,7 @@ int main(int argc, char **argv)
         }
     free(orig);
     free(ref);
+    shmem_finalize();
     MPI_Finalize();
     return bad;
 }

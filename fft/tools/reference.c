@@ -93,9 +93,9 @@ int reference_fftw_mpi(MPI_Comm comm, const int n[3], const nodeshm_fft_brick_t 
     double *mine = malloc(16 * (nodeshm_fft_brick_size(out) + 1));
     moved(comm, n, in, &slab, 16, in_data, x0);
     fftw_plan fwd = fftw_mpi_plan_dft_3d(n[2], n[1], n[0], x, y, comm, FFTW_FORWARD,
-                                         FFTW_ESTIMATE | FFTW_MPI_TRANSPOSED_OUT);
+                                         nodeshm_fft_fftw_flags() | FFTW_MPI_TRANSPOSED_OUT);
     fftw_plan bwd = fftw_mpi_plan_dft_3d(n[2], n[1], n[0], y, x, comm, FFTW_BACKWARD,
-                                         FFTW_ESTIMATE | FFTW_MPI_TRANSPOSED_IN);
+                                         nodeshm_fft_fftw_flags() | FFTW_MPI_TRANSPOSED_IN);
     double *t = malloc(sizeof(double) * (size_t)(iterations + 1));
     double max_err = 0;
     for (int it = 0; it <= iterations; it++) { /* iteration 0 warms up */
