@@ -36,13 +36,12 @@ static int same_everywhere(MPI_Comm comm, int mine)
 
 static int make_remaps(nodeshm_fft_plan_t p, size_t es)
 {
-    /* Forward: in -> x pencils -> y -> z -> out; backward the reverse. */
+    /* Forward: in -> x pencils -> y -> z -> out; backward the reverse.  A remap that changes
+     * nothing on any rank is left out (with slabs the x to y one is). */
     const nodeshm_fft_brick_t *chain[5] = {&p->in, &p->pencil[0], &p->pencil[1], &p->pencil[2],
                                            &p->out};
-    int skip_first = same_everywhere(p->comm, nsf_same_brick(&p->in, &p->pencil[0]));
-    int skip_last = same_everywhere(p->comm, nsf_same_brick(&p->out, &p->pencil[2]));
     for (int k = 0; k < 4; k++) {
-        if ((k == 0 && skip_first) || (k == 3 && skip_last)) continue;
+        if (same_everywhere(p->comm, nsf_same_brick(chain[k], chain[k + 1]))) continue;
         for (int dir = 0; dir < 2; dir++) {
             const nodeshm_fft_brick_t *a = chain[k], *b = chain[k + 1];
             int slot = dir == FORWARD ? k : 3 - k;
@@ -55,6 +54,21 @@ static int make_remaps(nodeshm_fft_plan_t p, size_t es)
     return MPI_SUCCESS;
 }
 
+/* The 1D transforms along `axis` of the axis pencil (x fastest): stride and the 2D loop over
+ * the other two dimensions, the faster one inner. */
+static void stage_shape(const nodeshm_fft_brick_t *b, int axis, int *stride, int loop[2][2])
+{
+    nsf_layout_t l = nsf_brick_layout(b);
+    *stride = (int)l.stride[axis];
+    for (int k = 0, j = 1; k < 3; k++) {
+        int d = l.order[k];
+        if (d == axis) continue;
+        loop[j][0] = b->hi[d] - b->lo[d];
+        loop[j][1] = (int)l.stride[d];
+        j--;
+    }
+}
+
 static int make_fftw_plans(nodeshm_fft_plan_t p)
 {
     for (int axis = 0; axis < 3; axis++) {
@@ -62,9 +76,11 @@ static int make_fftw_plans(nodeshm_fft_plan_t p)
         if (!points) continue;
         void *tmp = nsf_alloc(points * p->fftw->elem_bytes);
         if (!tmp) return MPI_ERR_NO_MEM;
+        int stride, loop[2][2];
+        stage_shape(&p->pencil[axis], axis, &stride, loop);
         for (int dir = 0; dir < 2; dir++)
             for (int u = 0; u < 2; u++) {
-                p->plan[dir][axis][u] = p->fftw->plan(p->n[axis], (int)(points / p->n[axis]),
+                p->plan[dir][axis][u] = p->fftw->plan(p->n[axis], stride, (const int(*)[2])loop,
                                                       p->work[axis], tmp, dir == FORWARD ? -1 : 1, u);
                 if (!p->plan[dir][axis][u]) {
                     free(tmp);
@@ -187,14 +203,23 @@ static int transform(nodeshm_fft_plan_t p, int dir, const void *in, void *out, c
     nodeshm_remap_t *r = p->remap[dir];
     static const int axes[2][3] = {{0, 1, 2}, {2, 1, 0}};
     int rc = MPI_SUCCESS;
-    if (r[0]) rc = remap_timed(p, r[0], in, p->work[axes[dir][0]]);
+    const void *cur = in; /* what the next stage transforms */
+    if (r[0]) {
+        rc = remap_timed(p, r[0], in, p->work[axes[dir][0]]);
+        cur = p->work[axes[dir][0]];
+    }
     for (int k = 0; k < 3 && rc == MPI_SUCCESS; k++) {
+        /* Out of place into the next remap's source, or (no remap: same brick) straight into
+         * the next stage's buffer, or the user's array after the last stage. */
         int axis = axes[dir][k];
-        const void *src = k == 0 && !r[0] ? in : p->work[axis];
-        void *dst = r[k + 1] ? nodeshm_remap_source(r[k + 1]) : out;
-        fft_stage(p, dir, axis, src, dst);
-        if (r[k + 1])
-            rc = remap_timed(p, r[k + 1], dst, k < 2 ? p->work[axes[dir][k + 1]] : out);
+        void *dst = r[k + 1] ? nodeshm_remap_source(r[k + 1]) : k < 2 ? p->work[axes[dir][k + 1]] : out;
+        fft_stage(p, dir, axis, cur, dst);
+        cur = dst;
+        if (r[k + 1]) {
+            void *next = k < 2 ? p->work[axes[dir][k + 1]] : out;
+            rc = remap_timed(p, r[k + 1], dst, next);
+            cur = next;
+        }
     }
     p->seconds += MPI_Wtime() - t0;
     p->transforms++;

@@ -26,12 +26,16 @@ unsigned nodeshm_fft_fftw_flags(void)
 }
 
 #define NSF_FFTW_BACKEND(P, complex_t, real_t)                                                  \
-    static void *nsf_##P##_plan(int n, int howmany, void *in, void *out, int sign, int unaligned)    \
+    static void *nsf_##P##_plan(int n, int stride, const int loop[2][2], void *in, void *out,   \
+                                int sign, int unaligned)                                        \
     {                                                                                           \
         unsigned flags = nodeshm_fft_fftw_flags() | FFTW_PRESERVE_INPUT |                       \
                          (unaligned ? FFTW_UNALIGNED : 0);                                      \
-        return P##_plan_many_dft(1, &n, howmany, (complex_t *)in, NULL, 1, n, (complex_t *)out, \
-                                 NULL, 1, n, sign < 0 ? FFTW_FORWARD : FFTW_BACKWARD, flags);   \
+        P##_iodim dim = {n, stride, stride};                                                    \
+        P##_iodim many[2] = {{loop[0][0], loop[0][1], loop[0][1]},                              \
+                             {loop[1][0], loop[1][1], loop[1][1]}};                             \
+        return P##_plan_guru_dft(1, &dim, 2, many, (complex_t *)in, (complex_t *)out,           \
+                                 sign < 0 ? FFTW_FORWARD : FFTW_BACKWARD, flags);               \
     }                                                                                           \
     static void nsf_##P##_exec(void *plan, const void *in, void *out)                                 \
     {                                                                                           \

@@ -7,9 +7,11 @@
 
 typedef struct nsf_fftw {
     size_t elem_bytes;
-    /* howmany transforms of length n, each contiguous, one after the other; out of place.
-     * sign -1 forward, +1 backward.  unaligned: for arrays of any alignment. */
-    void *(*plan)(int n, int howmany, void *in, void *out, int sign, int unaligned);
+    /* 1D transforms of length n at element stride `stride`, for every point of a 2D loop
+     * (loop[k][0] points at element stride loop[k][1]); in and out have the same layout, out
+     * of place.  sign -1 forward, +1 backward.  unaligned: for arrays of any alignment. */
+    void *(*plan)(int n, int stride, const int loop[2][2], void *in, void *out, int sign,
+                  int unaligned);
     void (*execute)(void *plan, const void *in, void *out);
     void (*destroy)(void *plan);
     /* 0 when p is as aligned as FFTW's SIMD code wants (what the aligned plans assume). */
