@@ -72,11 +72,13 @@ function(_nodeshm_wrappers outdir incdir libdir)
   configure_file("${PROJECT_SOURCE_DIR}/tools/oshrun.in" "${outdir}/oshrun" @ONLY)
 endfunction()
 
-# nodeshm-bench, the benchmark driver (Python): where the benchmark programs and oshrun are, and
-# the project's venv python with matplotlib for the plots (.deps/py, tools/bootstrap-py.sh; the
-# driver falls back to the python on PATH without plots).  Configured to a scratch file and
-# copied, so it is executable whatever the template's mode.
-function(_nodeshm_bench_driver outdir benchdir oshrun)
+# nodeshm-bench, the benchmark driver (Python): a launcher that holds where the package
+# nodeshm_bench is (tools/nodeshm_bench; installed into <libexecdir>/nodeshm), where the
+# benchmark programs and oshrun are, and the project's venv python with matplotlib for the plots
+# (.deps/py, tools/bootstrap-py.sh; the driver falls back to the python on PATH without plots).
+# Configured to a scratch file and copied, so it is executable whatever the template's mode.
+function(_nodeshm_bench_driver outdir pkgparent benchdir oshrun)
+  set(NODESHM_BENCH_PACKAGE_PARENT "${pkgparent}")
   set(NODESHM_BENCH_DIR "${benchdir}")
   set(NODESHM_BENCH_OSHRUN "${oshrun}")
   set(NODESHM_BENCH_PYTHON "${PROJECT_SOURCE_DIR}/.deps/py/bin/python")
@@ -93,9 +95,13 @@ _nodeshm_wrappers("${PROJECT_BINARY_DIR}/bin"
 _nodeshm_wrappers("${PROJECT_BINARY_DIR}/install-bin"
   "${CMAKE_INSTALL_FULL_INCLUDEDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
 # benchmark programs: <build>/bench, installed into <libexecdir>/nodeshm (bench/CMakeLists.txt)
-_nodeshm_bench_driver(bin "${PROJECT_BINARY_DIR}/bench" "${PROJECT_BINARY_DIR}/bin/oshrun")
+_nodeshm_bench_driver(bin "${PROJECT_SOURCE_DIR}/tools" "${PROJECT_BINARY_DIR}/bench"
+  "${PROJECT_BINARY_DIR}/bin/oshrun")
 _nodeshm_bench_driver(install-bin "${CMAKE_INSTALL_FULL_LIBEXECDIR}/nodeshm"
-  "${CMAKE_INSTALL_FULL_BINDIR}/oshrun")
+  "${CMAKE_INSTALL_FULL_LIBEXECDIR}/nodeshm" "${CMAKE_INSTALL_FULL_BINDIR}/oshrun")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/tools/nodeshm_bench"
+  DESTINATION "${CMAKE_INSTALL_LIBEXECDIR}/nodeshm" FILES_MATCHING PATTERN "*.py"
+  PATTERN "__pycache__" EXCLUDE)
 # nshost-agent: what the MPI launcher runs instead of ssh under "oshrun --hosts K" (emulated
 # hosts), beside the build tree's oshrun, which looks for it next to itself.  The stamp makes CMake
 # copy it again when it changes (configure_file's FILE_PERMISSIONS needs CMake 3.19; we allow 3.18).
