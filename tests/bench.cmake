@@ -17,6 +17,11 @@ foreach(sub p2p map coll pairs dt seed-gather seed-alltoall errors)
   nodeshm_add_script_test(NAME bench_cli_${_name} TIMEOUT 300 ENV ${_bench_env}
     COMMAND bench_cli.sh ${sub})
 endforeach()
+# nodeshm-fft through the driver (fft.py): every strategy's pair and remap rows, at 3 ranks
+if(NODESHM_FFT_ENABLED)
+  nodeshm_add_script_test(NAME bench_cli_fft_np3 TIMEOUT 300 ENV ${_bench_env}
+    COMMAND bench_cli.sh fft 3)
+endif()
 # other PE counts (oversubscribed on small machines, as usual in the tests)
 nodeshm_add_script_test(NAME bench_cli_coll_np3 TIMEOUT 300 ENV ${_bench_env}
   COMMAND bench_cli.sh coll 3)

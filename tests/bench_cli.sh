@@ -111,6 +111,17 @@ ok = tests in ({"dt_multi"}, {"dt_multi_cold"}) and {"shm_np", "shm_p", "mpi_sen
 sys.exit(0 if ok else 1)' "$tmp/$f.json" || { echo "FAIL: $f: no dt-multi rows of 2 pairs"; fail=1; }
       done
     fi ;;
+  fft) # every strategy has a pair row and a remap row per grid
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+want = {"mpi-p2p", "mpi-alltoallv", "node", "shmem-barrier", "shmem-nopack", "shmem-chkbuff",
+        "shmem-advchkbuff"}
+for test in ("fft_np" + sys.argv[2], "fft_remap_np" + sys.argv[2]):
+    for grid in ("16x16x16", "32x32x32"):
+        got = {r["mechanism"] for r in d["rows"] if r["test"] == test and r["param"] == grid}
+        if not want <= got:
+            sys.exit("%s %s: strategies missing: %s" % (test, grid, sorted(want - got)))' \
+      "$tmp/out.json" "${2:-2}" || { echo "FAIL: fft rows"; fail=1; } ;;
   map)
     "$driver" map --quick -q --plots "$tmp/plots" >"$tmp/out.txt" || { echo "FAIL: table exit $?"; fail=1; }
     cat "$tmp/out.txt"

@@ -22,7 +22,10 @@ struct nodeshm_fft_plan {
     /* remap[dir][k]: before stage k (k = 0: from the user's bricks) and after the last (k = 3) */
     nodeshm_remap_t remap[2][4];
     void *work[3];            /* one buffer per pencil */
-    void *plan[2][3][2];      /* [dir][axis][unaligned] */
+    /* FFTW plans [dir][k][unaligned] for the stages from k to the next remap (a segment: one
+     * multi-dimensional transform where no remap separates the axes), NULL elsewhere */
+    void *plan[2][3][2];
+    int segment_end[2][3];    /* [dir][k]: one past the last stage of the segment at k */
     long transforms;
     double seconds, remap_seconds;
 };
@@ -54,43 +57,56 @@ static int make_remaps(nodeshm_fft_plan_t p, size_t es)
     return MPI_SUCCESS;
 }
 
-/* The 1D transforms along `axis` of the axis pencil (x fastest): stride and the 2D loop over
- * the other two dimensions, the faster one inner. */
-static void stage_shape(const nodeshm_fft_brick_t *b, int axis, int *stride, int loop[2][2])
+static const int axes[2][3] = {{0, 1, 2}, {2, 1, 0}}; /* stage k's axis, per direction */
+
+/* One segment's FFTW plans: the transforms along axes[dir][k0..k1) of their pencil (the same
+ * brick for all of them: no remap between), looping over the other dimensions. */
+static int plan_segment(nodeshm_fft_plan_t p, int dir, int k0, int k1)
 {
+    const nodeshm_fft_brick_t *b = &p->pencil[axes[dir][k0]];
+    size_t points = nodeshm_fft_brick_size(b);
+    p->segment_end[dir][k0] = k1;
+    if (!points) return MPI_SUCCESS; /* an empty pencil: nothing to transform */
     nsf_layout_t l = nsf_brick_layout(b);
-    *stride = (int)l.stride[axis];
-    for (int k = 0, j = 1; k < 3; k++) {
-        int d = l.order[k];
-        if (d == axis) continue;
-        loop[j][0] = b->hi[d] - b->lo[d];
-        loop[j][1] = (int)l.stride[d];
-        j--;
+    int dims[3][2], loop[3][2], rank = 0, loops = 0, along[3] = {0, 0, 0};
+    for (int k = k0; k < k1; k++) {
+        int a = axes[dir][k];
+        along[a] = 1;
+        dims[rank][0] = p->n[a];
+        dims[rank++][1] = (int)l.stride[a];
     }
+    for (int d = 0; d < 3; d++)
+        if (!along[d]) {
+            loop[loops][0] = b->hi[d] - b->lo[d];
+            loop[loops++][1] = (int)l.stride[d];
+        }
+    void *tmp = nsf_alloc(points * p->fftw->elem_bytes);
+    if (!tmp) return MPI_ERR_NO_MEM;
+    for (int u = 0; u < 2; u++) {
+        p->plan[dir][k0][u] = p->fftw->plan(rank, (const int(*)[2])dims, loops,
+                                            (const int(*)[2])loop, p->work[axes[dir][k0]], tmp,
+                                            dir == FORWARD ? -1 : 1, u);
+        if (!p->plan[dir][k0][u]) {
+            free(tmp);
+            nsf_error("nodeshm_fft_plan_create", "FFTW could not plan a rank-%d transform of "
+                      "%zu points", rank, points);
+            return MPI_ERR_OTHER;
+        }
+    }
+    free(tmp);
+    return MPI_SUCCESS;
 }
 
 static int make_fftw_plans(nodeshm_fft_plan_t p)
 {
-    for (int axis = 0; axis < 3; axis++) {
-        size_t points = nodeshm_fft_brick_size(&p->pencil[axis]);
-        if (!points) continue;
-        void *tmp = nsf_alloc(points * p->fftw->elem_bytes);
-        if (!tmp) return MPI_ERR_NO_MEM;
-        int stride, loop[2][2];
-        stage_shape(&p->pencil[axis], axis, &stride, loop);
-        for (int dir = 0; dir < 2; dir++)
-            for (int u = 0; u < 2; u++) {
-                p->plan[dir][axis][u] = p->fftw->plan(p->n[axis], stride, (const int(*)[2])loop,
-                                                      p->work[axis], tmp, dir == FORWARD ? -1 : 1, u);
-                if (!p->plan[dir][axis][u]) {
-                    free(tmp);
-                    nsf_error("nodeshm_fft_plan_create", "FFTW could not plan %zu transforms of "
-                              "length %d", points / p->n[axis], p->n[axis]);
-                    return MPI_ERR_OTHER;
-                }
-            }
-        free(tmp);
-    }
+    for (int dir = 0; dir < 2; dir++)
+        for (int k0 = 0; k0 < 3;) {
+            int k1 = k0 + 1;
+            while (k1 < 3 && !p->remap[dir][k1]) k1++;
+            int rc = plan_segment(p, dir, k0, k1);
+            if (rc != MPI_SUCCESS) return rc;
+            k0 = k1;
+        }
     return MPI_SUCCESS;
 }
 
@@ -171,13 +187,13 @@ int nodeshm_fft_plan_create_on_grid(MPI_Comm comm, const int n[3], const int gri
                        strategy, plan);
 }
 
-/* One batch of 1D FFTs along `axis`, from `in` to `out` (either may be the user's). */
-static void fft_stage(nodeshm_fft_plan_t p, int dir, int axis, const void *in, void *out)
+/* One segment's transform, from `in` to `out` (either may be the user's). */
+static void fft_segment(nodeshm_fft_plan_t p, int dir, int k0, const void *in, void *out)
 {
-    void *aligned = p->plan[dir][axis][0];
+    void *aligned = p->plan[dir][k0][0];
     if (!aligned) return; /* an empty pencil */
     int ok = p->fftw->alignment_of(in) == 0 && p->fftw->alignment_of(out) == 0;
-    p->fftw->execute(ok ? aligned : p->plan[dir][axis][1], in, out);
+    p->fftw->execute(ok ? aligned : p->plan[dir][k0][1], in, out);
 }
 
 static int remap_timed(nodeshm_fft_plan_t p, nodeshm_remap_t r, const void *src, void *dst)
@@ -201,24 +217,24 @@ static int transform(nodeshm_fft_plan_t p, int dir, const void *in, void *out, c
     }
     double t0 = MPI_Wtime();
     nodeshm_remap_t *r = p->remap[dir];
-    static const int axes[2][3] = {{0, 1, 2}, {2, 1, 0}};
     int rc = MPI_SUCCESS;
-    const void *cur = in; /* what the next stage transforms */
+    const void *cur = in; /* what the next segment transforms */
     if (r[0]) {
         rc = remap_timed(p, r[0], in, p->work[axes[dir][0]]);
         cur = p->work[axes[dir][0]];
     }
-    for (int k = 0; k < 3 && rc == MPI_SUCCESS; k++) {
-        /* Out of place into the next remap's source, or (no remap: same brick) straight into
-         * the next stage's buffer, or the user's array after the last stage. */
-        int axis = axes[dir][k];
-        void *dst = r[k + 1] ? nodeshm_remap_source(r[k + 1]) : k < 2 ? p->work[axes[dir][k + 1]] : out;
-        fft_stage(p, dir, axis, cur, dst);
-        cur = dst;
-        if (r[k + 1]) {
-            void *next = k < 2 ? p->work[axes[dir][k + 1]] : out;
-            rc = remap_timed(p, r[k + 1], dst, next);
-            cur = next;
+    for (int k = 0; k < 3 && rc == MPI_SUCCESS; k = p->segment_end[dir][k]) {
+        /* Out of place into the next remap's source, or the user's array after the last. */
+        int next = p->segment_end[dir][k];
+        void *dst = r[next] ? nodeshm_remap_source(r[next]) : out;
+        if (dst == cur) { /* in == out and no remap at all (one rank): plans are out of place */
+            void *tmp = p->work[axes[dir][k]];
+            fft_segment(p, dir, k, cur, tmp);
+            memcpy(dst, tmp, nodeshm_fft_brick_size(&p->pencil[axes[dir][k]]) * p->fftw->elem_bytes);
+        } else fft_segment(p, dir, k, cur, dst);
+        if (r[next]) {
+            cur = next < 3 ? p->work[axes[dir][next]] : out;
+            rc = remap_timed(p, r[next], dst, (void *)cur);
         }
     }
     p->seconds += MPI_Wtime() - t0;
@@ -243,9 +259,9 @@ int nodeshm_fft_destroy(nodeshm_fft_plan_t *plan)
     for (int dir = 0; dir < 2; dir++)
         for (int k = 0; k < 4; k++) nodeshm_remap_destroy(&p->remap[dir][k]);
     for (int dir = 0; dir < 2; dir++)
-        for (int axis = 0; axis < 3; axis++)
+        for (int k = 0; k < 3; k++)
             for (int u = 0; u < 2; u++)
-                if (p->plan[dir][axis][u]) p->fftw->destroy(p->plan[dir][axis][u]);
+                if (p->plan[dir][k][u]) p->fftw->destroy(p->plan[dir][k][u]);
     for (int axis = 0; axis < 3; axis++) free(p->work[axis]);
     if (p->comm != MPI_COMM_NULL && p->comm) MPI_Comm_free(&p->comm);
     free(p);

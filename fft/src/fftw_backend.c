@@ -26,15 +26,16 @@ unsigned nodeshm_fft_fftw_flags(void)
 }
 
 #define NSF_FFTW_BACKEND(P, complex_t, real_t)                                                  \
-    static void *nsf_##P##_plan(int n, int stride, const int loop[2][2], void *in, void *out,   \
-                                int sign, int unaligned)                                        \
+    static void *nsf_##P##_plan(int rank, const int dims[][2], int loops, const int loop[][2], \
+                                void *in, void *out, int sign, int unaligned)                   \
     {                                                                                           \
         unsigned flags = nodeshm_fft_fftw_flags() | FFTW_PRESERVE_INPUT |                       \
                          (unaligned ? FFTW_UNALIGNED : 0);                                      \
-        P##_iodim dim = {n, stride, stride};                                                    \
-        P##_iodim many[2] = {{loop[0][0], loop[0][1], loop[0][1]},                              \
-                             {loop[1][0], loop[1][1], loop[1][1]}};                             \
-        return P##_plan_guru_dft(1, &dim, 2, many, (complex_t *)in, (complex_t *)out,           \
+        P##_iodim d[3], many[3];                                                                \
+        for (int k = 0; k < rank; k++) d[k] = (P##_iodim){dims[k][0], dims[k][1], dims[k][1]};  \
+        for (int k = 0; k < loops; k++)                                                         \
+            many[k] = (P##_iodim){loop[k][0], loop[k][1], loop[k][1]};                          \
+        return P##_plan_guru_dft(rank, d, loops, many, (complex_t *)in, (complex_t *)out,       \
                                  sign < 0 ? FFTW_FORWARD : FFTW_BACKWARD, flags);               \
     }                                                                                           \
     static void nsf_##P##_exec(void *plan, const void *in, void *out)                                 \

@@ -34,6 +34,7 @@ def report_suite(topo):
         ("dt", {}, {}, False, 11),  # its handoffs cost the most when the machine is loaded
         ("seed-gather", {}, {}, False, 15),
         ("seed-alltoall", {}, {}, False, 15),
+        ("fft", {}, {}, False, 11),
         ("p2p", {"p2p": ["-m", "1048576:1048576"]}, {}, True, 11),
         ("dt", {"dt": ["-m", "1024:1048576"]}, {}, True, 11),
     ]
