@@ -5,7 +5,7 @@
  * max columns in the tables), --csv, --cold (buffer rotation below: p2p, pairs, dt; the others
  * refuse it with bench_cold_refuse); and NODESHM_BENCH_QUICK=1 (tiny sizes, few iterations).
  * With --csv, rank 0 prints exactly one header line (bench_csv_header) and rows (bench_row) on
- * stdout, nothing else: progress and notes go to stderr (bench_note).  tools/nodeshm-bench.in
+ * stdout, nothing else: progress and notes go to stderr (bench_note).  tools/nodeshm_bench/rows.py
  * parses these rows. */
 #ifndef NODESHM_BENCH_UTIL_H
 #define NODESHM_BENCH_UTIL_H

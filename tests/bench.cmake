@@ -1,4 +1,4 @@
-# Benchmarks and the tuning file.  nodeshm-bench (tools/nodeshm-bench.in) runs each subcommand
+# Benchmarks and the tuning file.  nodeshm-bench (tools/nodeshm_bench/) runs each subcommand
 # in quick mode (tiny sizes, few iterations) and bench_check.py checks the output's shape and
 # sanity: columns present, numbers positive, JSON valid, report.md, plots and tuning.conf
 # written.  Never timings: the machine is shared.  The tuning file round-trips (report writes
