@@ -10,6 +10,9 @@ if(NODESHM_FFT_ENABLED)
   nodeshm_add_mpi_test(NAME fft_check NP 1 2 3 4 6 8 PASS_REGEX "fft_check: PASS" TIMEOUT 300)
   nodeshm_add_mpi_test(NAME fft_check NP 4 6 PES_PER_NODE 2 PASS_REGEX "fft_check: PASS" TIMEOUT 300)
   nodeshm_add_mpi_test(NAME fft_check NP 3 PES_PER_NODE 1 PASS_REGEX "fft_check: PASS" TIMEOUT 300)
+  # on 2 emulated hosts (tools/nshost-agent): the node strategy's MPI part and the shmem
+  # strategies' RMA meet the MPI library's network path
+  nodeshm_add_mpi_test(NAME fft_check NP 4 HOSTS 2 PASS_REGEX "fft_check: PASS" TIMEOUT 300)
   nodeshm_add_mpi_test(NAME fft_errors NP 1 3 4 PASS_REGEX "fft_errors: [0-9]+ ranks: PASS")
   nodeshm_add_mpi_test(NAME fft_errors NP 4 PES_PER_NODE 2 PASS_REGEX "fft_errors: [0-9]+ ranks: PASS")
   # the nodeshm-fft command: every strategy and FFTW-MPI in one run, CSV rows, errors checked
