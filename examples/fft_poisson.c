@@ -63,8 +63,10 @@ int main(int argc, char **argv)
     nodeshm_fft_pencil_brick(n, grid, rank, 0, &in);  /* real space: x pencils */
     nodeshm_fft_pencil_brick(n, grid, rank, 2, &out); /* k space: z pencils */
     nodeshm_fft_plan_t plan;
-    if (nodeshm_fft_plan_create(MPI_COMM_WORLD, n, &in, &out, NODESHM_FFT_DOUBLE, strategy, &plan))
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (nodeshm_fft_plan_create(MPI_COMM_WORLD, n, &in, &out, NODESHM_FFT_DOUBLE, strategy, &plan)) {
+        MPI_Finalize(); /* every rank got the error, and one said why: no abort needed */
+        return 1;
+    }
     size_t nin = nodeshm_fft_brick_size(&in), nout = nodeshm_fft_brick_size(&out);
     double complex *grid_r = malloc(sizeof *grid_r * (nin + 1));
     double complex *grid_k = malloc(sizeof *grid_k * (nout + 1));

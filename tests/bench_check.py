@@ -189,8 +189,8 @@ def tuning_settings(path):
             body = line.split("#", 1)[0].strip()
             if not body:
                 continue
-            m = re.match(r"^(NODESHM_[A-Z0-9_]+)=(\d+)$", body)
-            check(m, "%s line %d: not NODESHM_NAME=bytes: %r" % (path, n, line))
+            m = re.match(r"^(NODESHM_[A-Z0-9_]+)=(\d+|[a-z][a-z0-9-]*)$", body)
+            check(m, "%s line %d: not NODESHM_NAME=bytes (or =word): %r" % (path, n, line))
             if m:
                 out.append((m.group(1), m.group(2)))
     return out

@@ -23,6 +23,13 @@ if(NODESHM_FFT_ENABLED)
     ENV ${_est})
   nodeshm_add_mpi_test(NAME fft_errors NP 1 3 4 PASS_REGEX "fft_errors: [0-9]+ ranks: PASS")
   nodeshm_add_mpi_test(NAME fft_errors NP 4 PES_PER_NODE 2 PASS_REGEX "fft_errors: [0-9]+ ranks: PASS")
+  # auto takes the strategy from the tuning file (nodeshm-bench report writes it there)
+  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/fft_tuning.conf" "NODESHM_FFT_STRATEGY=mpi-alltoallv\n")
+  add_test(NAME fft_auto_tuning_np3 COMMAND "${NODESHM_OSHRUN}" -np 3
+    $<TARGET_FILE:nodeshm-example-fft_poisson> 16)
+  set_tests_properties(fft_auto_tuning_np3 PROPERTIES TIMEOUT 120 LABELS "mpi;np3"
+    ENVIRONMENT "NODESHM_TUNING=${CMAKE_CURRENT_BINARY_DIR}/fft_tuning.conf"
+    PASS_REGULAR_EXPRESSION "strategy mpi-alltoallv: max error [0-9.e+-]+: OK")
   # the nodeshm-fft command: every strategy and FFTW-MPI in one run, CSV rows, errors checked
   # by the command itself (exit 1 above 1e-12); and a bad option: message, exit 2, no hang
   foreach(np 3 4)

@@ -1,6 +1,8 @@
 /* nodeshm-fft: FFTW 3 for both precisions from one definition. */
 #include "fftw_backend.h"
 
+#include "core/tuning.h"
+
 #include <fftw3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,7 @@ unsigned nodeshm_fft_fftw_flags(void)
 {
     static const struct { const char *name; unsigned flag; } rigor[] = {
         {"estimate", FFTW_ESTIMATE}, {"measure", FFTW_MEASURE}, {"patient", FFTW_PATIENT}};
-    const char *env = getenv("NODESHM_FFT_FFTW");
+    const char *env = nodeshm_getenv("NODESHM_FFT_FFTW"); /* or the tuning file */
     if (!env || !*env) return FFTW_MEASURE;
     for (size_t k = 0; k < sizeof rigor / sizeof rigor[0]; k++)
         if (!strcmp(env, rigor[k].name)) return rigor[k].flag;

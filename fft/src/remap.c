@@ -2,6 +2,8 @@
  * block to whom, and the strategy dispatch. */
 #include "remap_internal.h"
 
+#include "core/tuning.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,7 +123,7 @@ static int local_problems(char *msg, const int n[3], const nodeshm_fft_brick_t *
                       n[0], n[1], n[2], why);
     }
     if (*s == NODESHM_REMAP_AUTO) { /* the environment may choose for auto */
-        const char *env = getenv("NODESHM_FFT_STRATEGY");
+        const char *env = nodeshm_getenv("NODESHM_FFT_STRATEGY"); /* or the tuning file */
         if (env && *env) {
             for (int k = 0; k < NODESHM_REMAP_N_STRATEGIES; k++)
                 if (!strcmp(env, strategy_names[k])) {
@@ -130,7 +132,9 @@ static int local_problems(char *msg, const int n[3], const nodeshm_fft_brick_t *
                 }
             char acc[256];
             accepted_names(acc, sizeof acc);
-            return LOCAL_PROBLEM("NODESHM_FFT_STRATEGY=%s (accepted: %s)", env, acc);
+            return LOCAL_PROBLEM("NODESHM_FFT_STRATEGY=%s (accepted: %s; from the environment or "
+                                 "the tuning file %s)", env, acc,
+                                 nodeshm_tuning_path() ? nodeshm_tuning_path() : "(none)");
         }
     }
     return 0;

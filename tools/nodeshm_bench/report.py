@@ -15,7 +15,8 @@ from .rows import groups, rows_csv, rows_json
 from .subcommand import Subcommand
 from .tables import table, wins_summary
 from .text import note
-from .tuning import EAGER_ROUNDS, EAGER_SIZES, KEEP_RATIO, eager_threshold, thresholds, tuning_text
+from .tuning import (EAGER_ROUNDS, EAGER_SIZES, KEEP_RATIO, eager_threshold, fft_strategy,
+                     thresholds, tuning_text)
 
 # The default suite: (subcommand, program label -> extra args, env, cold, repetitions), each
 # subcommand a name in registry.BY_NAME, run by its suite_runs (subcommand.py).  Sized so
@@ -159,7 +160,7 @@ def print_summary(topo, mpi, runs, seconds, summary, th, plots, outdir):
         print("  " + s)
     print("\nThresholds (%s):" % os.path.join(outdir, "tuning.conf"))
     for name, (value, why, _) in sorted(th.items()):
-        print("  %s=%d   (%s)" % (name, value, why))
+        print("  %s=%s   (%s)" % (name, value, why))
     if not th:
         print("  none measured (the MPI benchmark did not run)")
     skipped = [r for r in runs if r.status != "ok"]
@@ -189,6 +190,7 @@ def cmd_report(a, topo):
     rows = [r for run in runs for r in run.rows]
     th = thresholds(rows)
     th.update(eager_threshold(rows))
+    th.update(fft_strategy(rows))
     pes = sorted({r["pes"] for r in rows if r["program"] == "coll-mpi"})
     tuning = tuning_text(th, topo, mpi[0], mpi[1], ",".join(map(str, pes)) or "?")
     with open(os.path.join(outdir, "tuning.conf"), "w") as f:

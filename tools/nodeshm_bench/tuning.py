@@ -2,7 +2,9 @@
 libnodeshm_mpi's NODESHM_MPI_<OP>_MAX/_MIN from a coll run with the thresholds raised, and the
 OpenSHMEM collectives' NODESHM_COLL_EAGER_MAX from runs of its own (run_coll_eager)."""
 import datetime
+import math
 import platform
+import re
 
 from .machine import np_cores, topology_text
 from .rows import groups, pivot
@@ -199,6 +201,31 @@ def eager_threshold(rows):
     return {"NODESHM_COLL_EAGER_MAX": (value, why, ratios)}
 
 
+# auto may pick these (the shmem-* strategies need shmem_init and every PE in the plan)
+FFT_AUTO_CANDIDATES = ("mpi-p2p", "mpi-alltoallv", "node")
+
+
+def fft_strategy(rows):
+    """NODESHM_FFT_STRATEGY: the strategy nodeshm-fft's auto uses, the one whose forward+backward
+    pairs took the least time in geometric mean over the grids and rank counts measured (tests
+    fft_np<N>).  {} when nothing was measured."""
+    logs = {}
+    for r in rows:
+        if r["program"] == "fft" and re.match(r"fft_np\d+$", r["test"]) and \
+                r["mechanism"] in FFT_AUTO_CANDIDATES and r["median_us"] > 0:
+            logs.setdefault(r["mechanism"], {})[(r["test"], r["param"])] = math.log(r["median_us"])
+    if not logs:
+        return {}
+    keys = set.intersection(*(set(v) for v in logs.values()))
+    if not keys:
+        return {}
+    mean = {m: sum(v[k] for k in keys) / len(keys) for m, v in logs.items()}
+    best = min(mean, key=mean.get)
+    ratios = ", ".join("%s %.2fx" % (m, math.exp(mean[m] - mean[best])) for m in sorted(mean))
+    why = "nodeshm-fft's auto: the fastest forward+backward pairs over %d grid/rank points" % len(keys)
+    return {"NODESHM_FFT_STRATEGY": (best, why, ratios)}
+
+
 def tuning_text(th, topo, flavor, mpi_version, pes):
     lines = ["# nodeshm tuning file: written by `nodeshm-bench report` on %s, %s" % (
         platform.node(), datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
@@ -216,6 +243,10 @@ def tuning_text(th, topo, flavor, mpi_version, pes):
     for name, (value, why, ratios) in sorted(th.items()):
         if name.endswith("_MIN"):  # the comment above its MAX line explains the window
             lines.append("%s=%d" % (name, value))
+            continue
+        if name == "NODESHM_FFT_STRATEGY":
+            lines.append("# %s; time / the best's (geometric mean): %s" % (why, ratios))
+            lines.append("%s=%s" % (name, value))
             continue
         if name == "NODESHM_COLL_EAGER_MAX":
             lines.append("# %s; ratio (rendezvous time / eager time, geometric mean [per op]) per "
