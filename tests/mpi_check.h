@@ -1,6 +1,7 @@
 /* MPI tests: what every MPI test program shares: failure counting with located messages (CHECK,
  * on rank `wrank`), one job-wide random seed (rank 0's: the time, or NODESHM_TEST_SEED to replay)
- * and the splitmix64 mixer that turns it into values any rank can recompute. */
+ * and the splitmix64 mixer that turns it into values any rank can recompute; the most ranks of a
+ * communicator on one (pseudo-)node. */
 #ifndef NODESHM_TESTS_MPI_CHECK_H
 #define NODESHM_TESTS_MPI_CHECK_H
 #include <mpi.h>
@@ -42,4 +43,26 @@ static void __attribute__((unused)) mpi_check_seed(void)
     seed = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
     PMPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 }
+/* The most ranks of comm on one node (or pseudo-node: NODESHM_PES_PER_NODE), as the interposer
+ * counts them, computed here independently. */
+static int __attribute__((unused)) fullest_node(MPI_Comm comm)
+{
+    MPI_Comm physical;
+    int rank, local, n;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &physical);
+    PMPI_Comm_rank(physical, &local);
+    PMPI_Comm_size(physical, &n);
+    const char *ppn_env = getenv("NODESHM_PES_PER_NODE");
+    int ppn = ppn_env ? atoi(ppn_env) : 0;
+    if (ppn > 0) { /* my pseudo-node: local / ppn, holding the rest of the physical node last */
+        int first = local / ppn * ppn;
+        n = n - first < ppn ? n - first : ppn;
+    }
+    PMPI_Comm_free(&physical);
+    int most;
+    PMPI_Allreduce(&n, &most, 1, MPI_INT, MPI_MAX, comm);
+    return most;
+}
+
 #endif

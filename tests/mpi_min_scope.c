@@ -37,28 +37,6 @@ static long expected_min(int op, int per_node)
     return per_node <= 2 ? dflt : 0;
 }
 
-/* The most ranks of comm on one node (or pseudo-node: NODESHM_PES_PER_NODE), as the interposer
- * counts them, computed here independently. */
-static int fullest_node(MPI_Comm comm)
-{
-    MPI_Comm physical;
-    int rank, local, n;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &physical);
-    PMPI_Comm_rank(physical, &local);
-    PMPI_Comm_size(physical, &n);
-    const char *ppn_env = getenv("NODESHM_PES_PER_NODE");
-    int ppn = ppn_env ? atoi(ppn_env) : 0;
-    if (ppn > 0) { /* my pseudo-node: local / ppn, holding the rest of the physical node last */
-        int first = local / ppn * ppn;
-        n = n - first < ppn ? n - first : ppn;
-    }
-    PMPI_Comm_free(&physical);
-    int most;
-    PMPI_Allreduce(&n, &most, 1, MPI_INT, MPI_MAX, comm);
-    return most;
-}
-
 /* One call of `op` with `bytes` (a multiple of 8) on comm: returns 1 if any rank's counter
  * moved; checks the values. */
 static int one_call(int op, MPI_Comm comm, const char *cname, int bytes)

@@ -69,8 +69,10 @@ static void nsm_var(char *var, size_t len, int op, const char *bound)
 void nsm_load_config(void)
 {
     if (nsm_cfg.loaded) return;
-    static const size_t defaults[NSM_OP_COUNT] = {
-#define NSM_OP_DEFAULT(id, name, mpich, ompi) NSM_FLAVOR(mpich, ompi),
+    static const size_t defaults[NSM_OP_COUNT][NSM_SHAPES] = {
+#define NSM_OP_DEFAULT(id, name, mpich, ompi)                                                      \
+    {NSM_FLAVOR(NSM_AT(0, mpich), NSM_AT(0, ompi)), NSM_FLAVOR(NSM_AT(1, mpich), NSM_AT(1, ompi)),  \
+     NSM_FLAVOR(NSM_AT(2, mpich), NSM_AT(2, ompi)), NSM_FLAVOR(NSM_AT(3, mpich), NSM_AT(3, ompi))},
         NSM_OPS(NSM_OP_DEFAULT)
 #undef NSM_OP_DEFAULT
     };
@@ -82,7 +84,15 @@ void nsm_load_config(void)
     for (int i = 0; i < NSM_OP_COUNT; i++) {
         char var[64];
         nsm_var(var, sizeof var, i, "MAX");
-        nsm_cfg.max[i] = nsm_size(var, defaults[i], NSM_SIZE_LIMIT);
+        /* unset: the shape decides (nsm_op_max_at); the bound before the state lookup is the
+         * largest default of any shape */
+        size_t largest = 0;
+        for (int k = 0; k < NSM_SHAPES; k++) {
+            nsm_cfg.max_shape[i][k] = defaults[i][k];
+            if (defaults[i][k] > largest) largest = defaults[i][k];
+        }
+        nsm_cfg.max_set[i] = nodeshm_getenv(var) != NULL;
+        nsm_cfg.max[i] = nsm_size(var, largest, NSM_SIZE_LIMIT);
     }
     /* lower bounds: only the ops of NSM_OP_MINS have one */
     for (int i = 0; i < NSM_OP_COUNT; i++) nsm_cfg.min[i] = (size_t)-1;
@@ -165,16 +175,24 @@ static void nsm_debug_config(void)
                                                                                          : "MAX default 0");
             continue;
         }
-        nsm_var(var, sizeof var, i, "MAX");
-        const char *max_from = nodeshm_getenv(var) ? "set" : "default";
+        char shapes[192] = "";
+        if (!nsm_cfg.max_set[i]) {
+            char c[32], d[32], e[32], f[32];
+            snprintf(shapes, sizeof shapes, "; one node of 2 ranks: %s, 3-4: %s, 5 and more: %s; several nodes: %s",
+                     nsm_size_text(nsm_cfg.max_shape[i][0], c, sizeof c),
+                     nsm_size_text(nsm_cfg.max_shape[i][1], d, sizeof d),
+                     nsm_size_text(nsm_cfg.max_shape[i][2], e, sizeof e),
+                     nsm_size_text(nsm_cfg.max_shape[i][3], f, sizeof f));
+        }
+        const char *max_from = nsm_cfg.max_set[i] ? "set" : "default";
         const char *min_from = nsm_cfg.min_everywhere[i] ? "set, on every communicator"
                                : !nsm_cfg.min[i]        ? "default"
                                : nsm_cfg.min_pre[i]     ? "default; every node has at most 2 ranks"
                                                         : "default, only on communicators with at most 2 "
                                                           "ranks on every node";
-        nodeshm_debug_as(&nodeshm_face_mpi, rank, "MPI_Init: %s: accelerated from %s (%s) to %s (%s) bytes",
+        nodeshm_debug_as(&nodeshm_face_mpi, rank, "MPI_Init: %s: accelerated from %s (%s) to %s (%s) bytes%s",
                          nsm_op_names[i], nsm_size_text(nsm_cfg.min[i], a, sizeof a), min_from,
-                         nsm_size_text(nsm_cfg.max[i], b, sizeof b), max_from);
+                         nsm_size_text(nsm_cfg.max[i], b, sizeof b), max_from, shapes);
     }
 }
 
@@ -205,7 +223,7 @@ void nsm_debug_state(const nsm_state_t *s)
                   s->ring_depth ? ", a ring of small ones" : "");
     int halved = 0;
     for (int i = 0; i < NSM_OP_COUNT; i++)
-        if (nsm_op_max(i) && s->max[i] < nsm_op_max(i)) halved = 1;
+        if (s->max[i] < nsm_op_max_at(i, s->max_node_size, s->n_nodes)) halved = 1;
     nodeshm_debug_as(&nodeshm_face_mpi, -1, "%s%s", line,
                      halved ? "; thresholds halved to fit NODESHM_MPI_WINDOW_MAX" : "");
     n = snprintf(line, sizeof line, "communicator %s%sthresholds (min-max bytes):", name, *name ? ": " : "");

@@ -186,9 +186,8 @@ static size_t nsm_a2a_bytes(const nsm_state_t *s, size_t want)
  * result: one message for all ranks of the node; slots: one per node rank (node_size); stage:
  * the leaders' staging between nodes.  Each op adds its own lines here (switched-off ops need
  * nothing).  Returns the bytes of one bank. */
-static size_t nsm_size_buffers(nsm_state_t *s, int node_size)
+static size_t nsm_size_buffers(nsm_state_t *s, const size_t *max, int node_size)
 {
-    const size_t *max = s->max;
     size_t result = 0, slot = 0, stage = 0;
 #define NSM_NEED(area, bytes)                                                                      \
     do {                                                                                           \
@@ -228,18 +227,31 @@ static size_t nsm_size_buffers(nsm_state_t *s, int node_size)
     return s->result_bytes + s->slot_bytes * (size_t)node_size + s->stage_bytes;
 }
 
-/* The communicator's thresholds: the configured ones, halved together until the buffer banks
- * of the largest node fit NODESHM_MPI_WINDOW_MAX (the window is sparse, but what large
- * messages touch stays mapped until MPI_Comm_free, and a container's /dev/shm may be small).
- * Every rank computes the same from agreed values (configuration, size, max_node_size). */
+/* The communicator's thresholds: the configured ones, where the buffer banks of the largest node
+ * fit NODESHM_MPI_WINDOW_MAX (the window is sparse, but what large messages touch stays mapped
+ * until MPI_Comm_free, and a container's /dev/shm may be small).  Only the ops over the budget
+ * shrink: while the banks do not fit, the op whose buffers alone would be the largest (ties: all
+ * of them) has its threshold halved, so one widened window (NODESHM_MPI_GATHER_MAX=1g) costs the
+ * other ops nothing (they were all halved with it before: 4 ranks, gather at 1g, took a 16 KiB
+ * bcast off the shared path).  Every rank computes the same from agreed values (configuration,
+ * size, max_node_size). */
 static void nsm_fit_window(nsm_state_t *s)
 {
-    for (int i = 0; i < NSM_OP_COUNT; i++) s->max[i] = nsm_op_max(i);
-    int halvings = 0;
-    while ((size_t)nsm_cfg.banks * nsm_size_buffers(s, s->max_node_size) > nsm_cfg.window_max &&
-           halvings++ < 40)
-        for (int i = 0; i < NSM_OP_COUNT; i++) s->max[i] /= 2;
-    (void)nsm_size_buffers(s, s->node_size);
+    for (int i = 0; i < NSM_OP_COUNT; i++) s->max[i] = nsm_op_max_at(i, s->max_node_size, s->n_nodes);
+    for (int round = 0; round < 64 * NSM_OP_COUNT; round++) {
+        if ((size_t)nsm_cfg.banks * nsm_size_buffers(s, s->max, s->max_node_size) <= nsm_cfg.window_max) break;
+        size_t alone[NSM_OP_COUNT], largest = 0;
+        for (int i = 0; i < NSM_OP_COUNT; i++) {
+            size_t one[NSM_OP_COUNT] = {0};
+            one[i] = s->max[i];
+            alone[i] = s->max[i] ? nsm_size_buffers(s, one, s->max_node_size) : 0;
+            if (alone[i] > largest) largest = alone[i];
+        }
+        if (!largest) break;
+        for (int i = 0; i < NSM_OP_COUNT; i++)
+            if (alone[i] == largest) s->max[i] /= 2;
+    }
+    (void)nsm_size_buffers(s, s->max, s->node_size);
 }
 
 void nsm_split_node(MPI_Comm comm, MPI_Comm *node, int *physical_size)

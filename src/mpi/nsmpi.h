@@ -58,7 +58,8 @@ typedef struct nsm_state {
     size_t ring_slot, ring_bank_bytes;
     int ring_depth;
     size_t result_bytes, slot_bytes, stage_bytes;
-    /* The ops' thresholds on this communicator: NODESHM_MPI_<OP>_MAX, scaled down when the
+    /* The ops' thresholds on this communicator: NODESHM_MPI_<OP>_MAX, or the default of its
+     * shape (nsm_op_max_at), those of the ops with the largest buffers scaled down while the
      * window would exceed NODESHM_MPI_WINDOW_MAX (nsmpi.c); the same on every rank. */
     size_t max[NSM_OP_COUNT];
     /* Their lower bounds here: a set NODESHM_MPI_<OP>_MIN, or the default where every node has

@@ -2,16 +2,18 @@
  * (internal).
  *
  *   NODESHM_MPI_DISABLE=barrier,bcast,... | all     ops left to the MPI library
- *   NODESHM_MPI_<OP>_MAX                           largest message accelerated (a size: 4096, 8k,
+ *   NODESHM_MPI_<OP>_MAX                           largest message accelerated, on every shape
+ *                                                  (default: by shape, NSM_OPS) (a size: 4096, 8k,
  *                                                  1.5m, 1g; above 1 GiB clamped, init.c;
  *                                                  what "message" means is said per op below)
  *   NODESHM_MPI_<OP>_MIN                           smallest message accelerated, for the ops of
  *                                                  NSM_OP_MINS (set: on every communicator;
  *                                                  the defaults: see there)
  *   NODESHM_MPI_STAGE_MAX                          between nodes: leaders' staging bytes cap
- *   NODESHM_MPI_WINDOW_MAX (64m)                   a communicator's shared buffers per node: the
- *                                                  thresholds of a communicator whose buffers
- *                                                  would be larger are halved until they fit
+ *   NODESHM_MPI_WINDOW_MAX (64m)                   a communicator's shared buffers per node: on
+ *                                                  a communicator whose buffers would be larger,
+ *                                                  the ops with the largest buffers have their
+ *                                                  thresholds halved until they fit (nsmpi.c)
  *   NODESHM_MPI_BANKS (2)                          buffer sets: calls a rank may run ahead
  *   NODESHM_MPI_RING (256), NODESHM_MPI_RING_BYTES (4k)  one node, small messages: how many
  *                                                  calls a root may run ahead (at most 4 MiB of
@@ -35,37 +37,74 @@
 #define NSM_FLAVOR(mpich, ompi) ((mpich) < (ompi) ? (mpich) : (ompi))
 #endif
 
-/* X(ID, name, MPICH default, Open MPI default of NODESHM_MPI_<NAME>_MAX in bytes): one row per
- * intercepted collective; 0 leaves the op to the MPI library.  Measured with bench/mpi_osu.c
- * (thresholds raised to 1 MiB, 2 runs, and 4 full runs of the defaults, 2 cores): the largest
- * size up to which nodeshm was >= 0.95x of the library at every size and rank count in every
- * run, a step below where it first lost.  Open MPI 5.0: 2, 4 and 8 ranks.  MPICH 5.0: 2 ranks;
- * at 4 and 8 ranks on 2 cores MPICH's busy polling makes both columns milliseconds of noise.
- * This VM has slow phases (it seems throttled after heavy use) in which 2-rank runs of the
- * node-aware paths, which need both processes running, lose to the libraries' single-copy and
- * eager paths, which let one side go on alone: Open MPI gather 16 KiB-1 MiB 0.56-0.90x (quiet
- * runs 1.6-2.8x), bcast 32-64 KiB 0.54-0.76x, allgather(v) 16-128 KiB 0.46-0.89x, alltoall
- * 16-32 KiB 0.66-0.82x; MPICH gather 32-512 KiB 0.67-0.93x, gatherv 64-128 KiB 0.66-0.73x,
- * scatter 64 KiB-1 MiB 0.41-0.62x (quiet 1.6-2.6x).  The defaults stop below those losses,
- * which under Open MPI leaves its rooted and all-to-all ops where they were; small messages can
- * lose in those phases too (allreduce, reduce_scatter_block, alltoallv at 8-256 B 0.75-0.9x;
- * 1.5-2.5x when quiet).
+/* X(ID, name, MPICH defaults, Open MPI defaults of NODESHM_MPI_<NAME>_MAX in bytes): one row per
+ * intercepted collective; 0 leaves the op to the MPI library.  Each default is NSM_PPN(one node
+ * of at most 2 ranks, one node of 3-4, one node of 5 and more, several nodes): the column of the
+ * communicator's shape (nsm_shape: the ranks on its fullest node, and whether it spans nodes)
+ * is its threshold, unless NODESHM_MPI_<NAME>_MAX is set (then that, on every shape).
+ *
+ * One node: measured with bench/mpi_osu.c at 2, 4 and 8 ranks with every threshold raised (1 GiB;
+ * alltoall(v) 64 KiB, where their matrices fit; MIN 0), 1 B-1 MiB, 5 alternating repetitions per
+ * size, 3 runs per shape and MPI (MPICH 5.0, Open MPI 5.0; 2 cores, other jobs running in the
+ * first): the largest size up to which the median over the runs of nodeshm's speedup was >= 0.95
+ * at every size (from the lower bound, for Open MPI's rooted ops at 2 ranks), capped at 1 MiB
+ * (64 KiB for alltoall), the largest measured.  Where that was a few bytes the op is off there.
+ * Then one run of the defaults on a quiet machine (load ~2): at 1 MiB the libraries' single-copy
+ * paths won where the loaded runs had not shown it (2 ranks, both MPIs: bcast, gather, gatherv,
+ * scatter(v), reduce, allgather(v), reduce_scatter_block 0.40-0.66x; MPICH scatter(v) at 4 and
+ * 8 ranks 0.40-0.77x), while 512 KiB won 1.15-4x everywhere: those stop at 512 KiB.
+ * Nearly every op won at every size and shape: gather 2.3-15x (8-128 KiB per rank: 3.3-12x),
+ * bcast 1.3-30x, scatter 1.6-70x, reduce 1.3-120x, allgather(v) 1.1-15x, reduce_scatter_block
+ * 1.2-25x, alltoall 1.1-8x.  The exceptions, handed to the library: MPICH at 8 ranks, gatherv
+ * (0.78x at 16 B; one run 0.11-0.13x at 8-128 B), scatterv above 64 KiB (0.72-0.82x at
+ * 128-512 KiB, 0.24x at 1 MiB), allreduce from 8 KiB (0.74-0.82x in 2 of 3 runs at 8 KiB, then
+ * 2.5-11x: a dip that a window cannot skip); Open MPI: scatter at 8 ranks at 1 MiB (0.84x),
+ * gatherv and scatterv below 512 B (0.06-0.4x at 4 and 8 ranks; and the blocks below their lower
+ * bound go point to point, 0.4-0.9x of Open MPI's own: off as before).  Alltoallv keeps its
+ * earlier defaults: it wins 1.3-8x in lockstep, but a real code whose ranks arrive at different
+ * times (LAMMPS PPPM, 4 ranks) got slower with it accelerated (issue 15).
+ *
+ * Several nodes: the column keeps the earlier defaults (measured on one node at 2 ranks) but for
+ * gather, measured on 8 ranks in pseudo-nodes of 2 and 4 (NODESHM_PES_PER_NODE; 3 runs): MPICH
+ * 1.5-4x from 2 KiB to 1 MiB per rank (0.94-0.95x at 128 B-1 KiB in pseudo-nodes of 2), Open MPI
+ * 1.0-1.6x from 4 KiB to 512 KiB (0.85-0.96x at 1 MiB).  The same runs found losses inside the
+ * earlier defaults that this table does not fix yet (issue 15): Open MPI in pseudo-nodes of 4
+ * at 1-256 B (bcast, gather, scatter, reduce 0.11-0.15x), MPICH bcast 1-256 KiB (0.56-0.98x) and
+ * allreduce 8 B-8 KiB (0.74-0.89x) in pseudo-nodes of 2 and 4.  Earlier notes: this VM has slow phases (it seems throttled after heavy use) in which
+ * 2-rank runs of the node-aware paths, which need both processes running, lost to the
+ * libraries' single-copy and eager paths (Open MPI gather 16 KiB-1 MiB 0.56-0.90x, bcast
+ * 32-64 KiB 0.54-0.76x, allgather(v) 16-128 KiB 0.46-0.89x; MPICH gather 32-512 KiB 0.67-0.93x,
+ * scatter 64 KiB-1 MiB 0.41-0.62x); none of the runs above had one.
  * Alltoallv's matrix stride is its threshold capped by what fits the matrix (nsm_a2av_stride),
  * so widening the threshold never turns small calls away. */
+#define NSM_K(n) ((size_t)(n) * 1024)
+#define NSM_M(n) ((size_t)(n) * 1024 * 1024)
 #define NSM_OPS(X)                                                                                 \
-    X(BARRIER, barrier, 0, 0)                              /* no size */                         \
-    X(BCAST, bcast, 128 * 1024, 32 * 1024)                 /* message bytes */                   \
-    X(GATHER, gather, 16 * 1024, 16 * 1024)                /* bytes per rank */                  \
-    X(GATHERV, gatherv, 32 * 1024, 0)                      /* bytes of one rank's block */       \
-    X(SCATTER, scatter, 16 * 1024, 16 * 1024)              /* bytes per rank */                  \
-    X(SCATTERV, scatterv, 16 * 1024, 0)                    /* bytes of one rank's block */       \
-    X(ALLGATHER, allgather, 1024 * 1024, 8 * 1024)         /* bytes per rank */                  \
-    X(ALLGATHERV, allgatherv, 1024 * 1024, 8 * 1024)       /* largest block */                   \
-    X(REDUCE, reduce, 4 * 1024, 4 * 1024)                  /* message bytes */                   \
-    X(ALLREDUCE, allreduce, 1024 * 1024, 512 * 1024)       /* message bytes */                   \
-    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, 256 * 1024, 1024 * 1024) /* whole vector */    \
-    X(ALLTOALL, alltoall, 32 * 1024, 8 * 1024)             /* bytes per rank pair */             \
-    X(ALLTOALLV, alltoallv, 32 * 1024, 8 * 1024)           /* largest bytes of one rank pair */
+    X(BARRIER, barrier, NSM_PPN(0, 0, 0, 0), NSM_PPN(0, 0, 0, 0)) /* no size */                   \
+    X(BCAST, bcast, /* message bytes */                                                            \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(128)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(32))) \
+    X(GATHER, gather, /* bytes per rank */                                                         \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_M(1)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(256))) \
+    X(GATHERV, gatherv, /* bytes of one rank's block */                                            \
+      NSM_PPN(NSM_K(512), NSM_M(1), 0, NSM_K(32)), NSM_PPN(0, 0, 0, 0))                              \
+    X(SCATTER, scatter, /* bytes per rank */                                                       \
+      NSM_PPN(NSM_K(512), NSM_K(512), NSM_K(512), NSM_K(16)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_K(512), NSM_K(16))) \
+    X(SCATTERV, scatterv, /* bytes of one rank's block */                                          \
+      NSM_PPN(NSM_K(512), NSM_K(512), NSM_K(64), NSM_K(16)), NSM_PPN(0, 0, 0, 0))                      \
+    X(ALLGATHER, allgather, /* bytes per rank */                                                   \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(8))) \
+    X(ALLGATHERV, allgatherv, /* largest block */                                                  \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(8))) \
+    X(REDUCE, reduce, /* message bytes */                                                          \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_K(4)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(4))) \
+    X(ALLREDUCE, allreduce, /* message bytes */                                                    \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_K(4), NSM_M(1)), NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_K(512))) \
+    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, /* whole vector */                               \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(256)), NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1))) \
+    X(ALLTOALL, alltoall, /* bytes per rank pair */                                                \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(32)), NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(8))) \
+    X(ALLTOALLV, alltoallv, /* largest bytes of one rank pair */                                   \
+      NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32)), NSM_PPN(NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8)))
 
 /* X(ID, MPICH default, Open MPI default of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
  * the smallest message accelerated, for ops whose MPI library is faster at small sizes; ops not
@@ -88,6 +127,16 @@
     X(ALLGATHERV, 0, 0)                                                                            \
     X(REDUCE, 0, 512)
 
+/* A row's defaults by communicator shape (NSM_SHAPES columns, nsm_shape): on one node with at
+ * most 2, 3-4, and 5 or more ranks; and over several nodes.  NSM_AT(k, t) picks column k. */
+#define NSM_SHAPES 4
+#define NSM_PPN(two, four, eight, nodes) (two, four, eight, nodes)
+#define NSM_AT(k, t) NSM_AT_##k t
+#define NSM_AT_0(a, b, c, d) (a)
+#define NSM_AT_1(a, b, c, d) (b)
+#define NSM_AT_2(a, b, c, d) (c)
+#define NSM_AT_3(a, b, c, d) (d)
+
 enum {
 #define NSM_OP_ID(id, name, mpich, ompi) NSM_OP_##id,
     NSM_OPS(NSM_OP_ID)
@@ -97,7 +146,10 @@ enum {
 
 typedef struct nsm_config {
     int off[NSM_OP_COUNT];
-    size_t max[NSM_OP_COUNT]; /* NODESHM_MPI_<OP>_MAX */
+    size_t max[NSM_OP_COUNT]; /* NODESHM_MPI_<OP>_MAX when set; else the largest default of
+                               * any shape: the bound checked before the state lookup */
+    int max_set[NSM_OP_COUNT];                 /* NODESHM_MPI_<OP>_MAX given: on every shape */
+    size_t max_shape[NSM_OP_COUNT][NSM_SHAPES]; /* the defaults by ranks per node (NSM_OPS) */
     size_t min[NSM_OP_COUNT]; /* NODESHM_MPI_<OP>_MIN (NSM_OP_MINS) */
     int min_everywhere[NSM_OP_COUNT]; /* 1: set, so for every communicator; 0: the default, for
                                        * communicators with at most 2 ranks on every node */
@@ -128,7 +180,23 @@ void nsm_debug_state(const struct nsm_state *s);
  * fits the matrix; blocks above it go to the MPI library. */
 size_t nsm_a2av_stride(const struct nsm_state *s);
 
-/* An op's threshold, or 0 when it is switched off: the one test every op makes first. */
+/* The column of NSM_OPS for a communicator of n_nodes nodes whose fullest node holds `per_node`
+ * of its ranks: one node: 0 for up to 2 ranks, 1 for 3-4, 2 for 5 and more; several: 3. */
+static inline int nsm_shape(int per_node, int n_nodes)
+{
+    return n_nodes > 1 ? 3 : per_node <= 2 ? 0 : per_node <= 4 ? 1 : 2;
+}
+/* An op's threshold on such a communicator, before NODESHM_MPI_WINDOW_MAX: the one set, else the
+ * shape's default; 0 when the op is off. */
+static inline size_t nsm_op_max_at(int op, int per_node, int n_nodes)
+{
+    return nsm_cfg.off[op]       ? 0
+           : nsm_cfg.max_set[op] ? nsm_cfg.max[op]
+                                 : nsm_cfg.max_shape[op][nsm_shape(per_node, n_nodes)];
+}
+/* An op's threshold before the state lookup (the largest of any shape), or 0 when it is switched
+ * off: the one test every op makes first.  After it, the communicator's own (nsm_state_t.max)
+ * decides. */
 static inline size_t nsm_op_max(int op) { return nsm_cfg.off[op] ? 0 : nsm_cfg.max[op]; }
 /* An op's lower bound before the state lookup: smaller messages go to the MPI library without
  * one.  After it, the communicator's own bound (nsm_state_t.min) decides. */
