@@ -45,6 +45,15 @@ static double rho_at(const int n[3], const int i[3])
     return rho;
 }
 
+/* Every point of brick b in its memory order (order[0] fastest): k counts them. */
+#define FOR_BRICK(b, i, k)                                                                         \
+    for (i[(b).order[2]] = (b).lo[(b).order[2]]; i[(b).order[2]] < (b).hi[(b).order[2]];          \
+         i[(b).order[2]]++)                                                                        \
+        for (i[(b).order[1]] = (b).lo[(b).order[1]]; i[(b).order[1]] < (b).hi[(b).order[1]];      \
+             i[(b).order[1]]++)                                                                    \
+            for (i[(b).order[0]] = (b).lo[(b).order[0]]; i[(b).order[0]] < (b).hi[(b).order[0]];  \
+                 i[(b).order[0]]++, k++)
+
 /* The wavenumber of index i on an n-point axis. */
 static double wavenumber(int i, int n) { return 2 * M_PI / L * (i <= n / 2 ? i : i - n); }
 
@@ -71,28 +80,21 @@ int main(int argc, char **argv)
     double complex *grid_r = malloc(sizeof *grid_r * (nin + 1));
     double complex *grid_k = malloc(sizeof *grid_k * (nout + 1));
     int i[3];
-    size_t k = 0; /* bricks from nodeshm_fft_pencil_brick are x fastest: loop z, y, x */
-    for (i[2] = in.lo[2]; i[2] < in.hi[2]; i[2]++)
-        for (i[1] = in.lo[1]; i[1] < in.hi[1]; i[1]++)
-            for (i[0] = in.lo[0]; i[0] < in.hi[0]; i[0]++) grid_r[k++] = rho_at(n, i);
+    size_t k = 0;
+    FOR_BRICK(in, i, k) grid_r[k] = rho_at(n, i);
 
     nodeshm_fft_forward(plan, grid_r, grid_k);
     k = 0; /* phi(k) = rho(k) / |k|^2, and the mean (k = 0) is zero */
-    for (i[2] = out.lo[2]; i[2] < out.hi[2]; i[2]++)
-        for (i[1] = out.lo[1]; i[1] < out.hi[1]; i[1]++)
-            for (i[0] = out.lo[0]; i[0] < out.hi[0]; i[0]++, k++) {
-                double kx = wavenumber(i[0], N), ky = wavenumber(i[1], N), kz = wavenumber(i[2], N);
-                double k2 = kx * kx + ky * ky + kz * kz;
-                grid_k[k] = k2 > 0 ? grid_k[k] / k2 : 0;
-            }
+    FOR_BRICK(out, i, k) {
+        double kx = wavenumber(i[0], N), ky = wavenumber(i[1], N), kz = wavenumber(i[2], N);
+        double k2 = kx * kx + ky * ky + kz * kz;
+        grid_k[k] = k2 > 0 ? grid_k[k] / k2 : 0;
+    }
     nodeshm_fft_backward(plan, grid_k, grid_r);
 
     double err = 0, total = (double)N * N * N;
     k = 0;
-    for (i[2] = in.lo[2]; i[2] < in.hi[2]; i[2]++)
-        for (i[1] = in.lo[1]; i[1] < in.hi[1]; i[1]++)
-            for (i[0] = in.lo[0]; i[0] < in.hi[0]; i[0]++, k++)
-                err = fmax(err, cabs(grid_r[k] / total - exact_phi(n, i)));
+    FOR_BRICK(in, i, k) err = fmax(err, cabs(grid_r[k] / total - exact_phi(n, i)));
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     nodeshm_fft_info_t info;
     nodeshm_fft_plan_info(plan, &info);

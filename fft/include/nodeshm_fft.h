@@ -129,7 +129,7 @@ int nodeshm_fft_plan_info(nodeshm_fft_plan_t plan, nodeshm_fft_info_t *info);
  * allows. */
 int nodeshm_fft_pencil_grid(int nprocs, const int n[3], int grid[2]);
 /* Rank `rank`'s pencil along `axis` on that grid: full extent in `axis`; x varies fastest in
- * memory (order {0,1,2}).  Axis 0 pencils are the plan's natural input, axis 2 its natural
+ * memory, then `axis` (orders {0,1,2}, {0,1,2}, {0,2,1}).  Axis 0 pencils are the plan's natural input, axis 2 its natural
  * output: bricks equal to those skip the first and last remaps. */
 int nodeshm_fft_pencil_brick(const int n[3], const int grid[2], int rank, int axis,
                              nodeshm_fft_brick_t *brick);
