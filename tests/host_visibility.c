@@ -9,6 +9,8 @@
  *   flag      a put to a PE of another node, shmem_quiet, a put of the round number to a flag
  *             there; the target waits for the flag, then checks the data;
  *   signal    the same with shmem_putmem_signal and shmem_signal_wait_until.
+ * Every other pair of rounds takes the nbi forms (shmem_long_put_nbi, shmem_putmem_nbi,
+ * shmem_putmem_signal_nbi), which between nodes only issue the MPI operation.
  * passes: separated by '/', each runs `rounds` rounds; default "put/cas,flag,signal": puts
  * alone first, because the compare-swaps and the waits keep a PE inside MPI more and hide stale
  * puts (before the fix, MPICH 5.0.2 over OFI tcp, 4 PEs on 2 hosts: 192-522 stale views in
@@ -50,9 +52,15 @@ static void one_round(long r, int do_put, int do_cas, int do_flag, int do_sig)
         if (old != prev) bad_cas++;
     }
     if (do_cas) last_cas[r & 1] = (uint64_t)r;
+    const int nbi = (r >> 1) & 1;
+    static long nbi_src[NPUT]; /* nbi sources stay untouched until the barrier's quiet */
+    for (int i = 0; i < NPUT; i++) nbi_src[i] = r;
     for (int i = 0; i < NPUT && do_put; i++)
-        for (int p = 0; p < npes; p++)
-            if (node_of[p] != node_of[me]) shmem_long_p(&slot[r & 1][me][i], r, p);
+        for (int p = 0; p < npes; p++) {
+            if (node_of[p] == node_of[me]) continue;
+            if (nbi) shmem_long_put_nbi(&slot[r & 1][me][i], &nbi_src[i], 1, p);
+            else shmem_long_p(&slot[r & 1][me][i], r, p);
+        }
     shmem_barrier_all();
     for (int p = 0; p < npes; p++) {
         if (node_of[p] == node_of[me]) continue;
@@ -66,7 +74,8 @@ static void one_round(long r, int do_put, int do_cas, int do_flag, int do_sig)
     long payload[8];
     if (do_flag) { /* data, quiet, flag */
         for (int i = 0; i < 8; i++) payload[i] = r * 8 + i;
-        shmem_putmem(data, payload, sizeof payload, next);
+        if (nbi) shmem_putmem_nbi(data, payload, sizeof payload, next);
+        else shmem_putmem(data, payload, sizeof payload, next);
         shmem_quiet();
         shmem_long_p(&flag, r, next);
         shmem_long_wait_until(&flag, SHMEM_CMP_GE, r);
@@ -79,7 +88,11 @@ static void one_round(long r, int do_put, int do_cas, int do_flag, int do_sig)
     }
     if (do_sig) {
         for (int i = 0; i < 8; i++) payload[i] = -(r * 8 + i);
-        shmem_putmem_signal(data, payload, sizeof payload, &sig, (uint64_t)r, SHMEM_SIGNAL_SET, next);
+        if (nbi) /* payload stays untouched until the barrier's quiet */
+            shmem_putmem_signal_nbi(data, payload, sizeof payload, &sig, (uint64_t)r,
+                                    SHMEM_SIGNAL_SET, next);
+        else shmem_putmem_signal(data, payload, sizeof payload, &sig, (uint64_t)r, SHMEM_SIGNAL_SET,
+                                 next);
         shmem_signal_wait_until(&sig, SHMEM_CMP_GE, (uint64_t)r);
         for (int i = 0; i < 8; i++)
             if (__atomic_load_n(&data[i], __ATOMIC_ACQUIRE) != -(r * 8 + i)) {

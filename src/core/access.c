@@ -48,7 +48,7 @@ int nodeshm_dom_put(const char *call, nodeshm_domain_t *d, void *dest, const voi
         copy_blocks(t.local, src, r.block, nblocks, r.dst_stride, r.src_stride);
         return NODESHM_OK;
     }
-    rc = nodeshm_remote_put(call, t.seg, t.off, src, r.block, nblocks, r.dst_stride, r.src_stride, pe);
+    rc = nodeshm_remote_put(call, t.seg, t.off, src, r.block, nblocks, r.dst_stride, r.src_stride, pe, 0);
     nodeshm_domain_issued(d);
     return rc;
 }
@@ -68,7 +68,7 @@ int nodeshm_dom_get(const char *call, nodeshm_domain_t *d, void *dest, const voi
         copy_blocks(dest, t.local, r.block, nblocks, r.dst_stride, r.src_stride);
         return NODESHM_OK;
     }
-    return nodeshm_remote_get(call, dest, t.seg, t.off, r.block, nblocks, r.dst_stride, r.src_stride, pe);
+    return nodeshm_remote_get(call, dest, t.seg, t.off, r.block, nblocks, r.dst_stride, r.src_stride, pe, 0);
 }
 
 /* CPU atomics on a node peer's word; one body for both word sizes.  Sequentially consistent:
@@ -122,10 +122,20 @@ int nodeshm_dom_put_signal(const char *call, nodeshm_domain_t *d, void *dest, co
 {
     if (sig_op != 0 && sig_op != 1) /* SHMEM_SIGNAL_SET, SHMEM_SIGNAL_ADD */
         return nodeshm_report(NODESHM_ERR_ARG, call, "invalid sig_op %d", sig_op);
-    nodeshm_target_t t;
+    nodeshm_target_t t, td = {0};
     int rc = nodeshm_domain_pe(call, d, &pe); /* world PE from here on */
-    if (!rc) rc = nodeshm_dom_put_contig(call, NODESHM_DOMAIN_DEFAULT, dest, src, nbytes, pe);
+    if (!rc && nbytes) rc = nodeshm_resolve(call, "dest", dest, nbytes, pe, &td);
     if (rc) return rc;
+    if (nbytes && !td.local) { /* between nodes: data, its completion there, signal */
+        rc = nodeshm_resolve(call, "sig_addr", sig_addr, sizeof *sig_addr, pe, &t);
+        if (rc) return rc;
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        rc = nodeshm_remote_put_signal(call, td.seg, td.off, src, nbytes, t.seg, t.off, signal,
+                                       sig_op, pe);
+        nodeshm_domain_issued(d);
+        return rc;
+    }
+    if (nbytes) memcpy(td.local, src, nbytes);
     rc = nodeshm_resolve(call, "sig_addr", sig_addr, sizeof *sig_addr, pe, &t);
     if (rc) return rc;
     int op = sig_op == 0 ? NODESHM_AMO_SET : NODESHM_AMO_ADD;

@@ -63,11 +63,13 @@ int nodeshm_fence(void);
 int nodeshm_dom_quiet(const char *call, nodeshm_domain_t *d);
 int nodeshm_dom_fence(const char *call, nodeshm_domain_t *d);
 
-/* Contiguous put: fast path inlined for the node-local case (forced: in files with hundreds of
- * callers GCC would otherwise outline it, and the default forms would pay a call). */
+/* Contiguous put and get: fast path inlined for the node-local case (forced: in files with
+ * hundreds of callers GCC would otherwise outline it, and the default forms would pay a call).
+ * nbi (a constant at every call): between nodes the MPI operation is only issued, and completed
+ * by the next quiet. */
 #define NODESHM_ACCESS_INLINE static inline __attribute__((always_inline))
-NODESHM_ACCESS_INLINE int nodeshm_dom_put_contig(const char *call, nodeshm_domain_t *d, void *dest,
-                                         const void *src, size_t n, int pe)
+NODESHM_ACCESS_INLINE int nodeshm_dom_put_contig_x(const char *call, nodeshm_domain_t *d, void *dest,
+                                           const void *src, size_t n, int pe, int nbi)
 {
     nodeshm_target_t t;
     int rc = nodeshm_domain_pe(call, d, &pe);
@@ -79,13 +81,13 @@ NODESHM_ACCESS_INLINE int nodeshm_dom_put_contig(const char *call, nodeshm_domai
         memcpy(t.local, src, n);
         return NODESHM_OK;
     }
-    rc = nodeshm_remote_put(call, t.seg, t.off, src, n, 1, 0, 0, pe);
+    rc = nodeshm_remote_put(call, t.seg, t.off, src, n, 1, 0, 0, pe, nbi);
     nodeshm_domain_issued(d);
     return rc;
 }
 
-NODESHM_ACCESS_INLINE int nodeshm_dom_get_contig(const char *call, nodeshm_domain_t *d, void *dest,
-                                         const void *src, size_t n, int pe)
+NODESHM_ACCESS_INLINE int nodeshm_dom_get_contig_x(const char *call, nodeshm_domain_t *d, void *dest,
+                                           const void *src, size_t n, int pe, int nbi)
 {
     nodeshm_target_t t;
     int rc = nodeshm_domain_pe(call, d, &pe);
@@ -97,7 +99,30 @@ NODESHM_ACCESS_INLINE int nodeshm_dom_get_contig(const char *call, nodeshm_domai
         memcpy(dest, t.local, n);
         return NODESHM_OK;
     }
-    return nodeshm_remote_get(call, dest, t.seg, t.off, n, 1, 0, 0, pe);
+    rc = nodeshm_remote_get(call, dest, t.seg, t.off, n, 1, 0, 0, pe, nbi);
+    if (nbi) nodeshm_domain_issued(d);
+    return rc;
+}
+
+NODESHM_ACCESS_INLINE int nodeshm_dom_put_contig(const char *call, nodeshm_domain_t *d, void *dest,
+                                         const void *src, size_t n, int pe)
+{
+    return nodeshm_dom_put_contig_x(call, d, dest, src, n, pe, 0);
+}
+NODESHM_ACCESS_INLINE int nodeshm_dom_get_contig(const char *call, nodeshm_domain_t *d, void *dest,
+                                         const void *src, size_t n, int pe)
+{
+    return nodeshm_dom_get_contig_x(call, d, dest, src, n, pe, 0);
+}
+NODESHM_ACCESS_INLINE int nodeshm_dom_put_contig_nbi(const char *call, nodeshm_domain_t *d, void *dest,
+                                             const void *src, size_t n, int pe)
+{
+    return nodeshm_dom_put_contig_x(call, d, dest, src, n, pe, 1);
+}
+NODESHM_ACCESS_INLINE int nodeshm_dom_get_contig_nbi(const char *call, nodeshm_domain_t *d, void *dest,
+                                             const void *src, size_t n, int pe)
+{
+    return nodeshm_dom_get_contig_x(call, d, dest, src, n, pe, 1);
 }
 
 static inline int nodeshm_put_contig(const char *call, void *dest, const void *src, size_t n, int pe)
