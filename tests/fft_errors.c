@@ -56,9 +56,15 @@ static int make(void *arg)
     return rc && !p ? rc : (p ? -1 : 0);
 }
 
+typedef struct {
+    nodeshm_fft_plan_t *p;
+    const int *n;
+    nodeshm_fft_brick_t *in, *out;
+} shmem_case_t;
+
 static int shmem_plan(void *arg)
 {
-    struct { nodeshm_fft_plan_t *p; const int *n; nodeshm_fft_brick_t *in, *out; } *c = arg;
+    shmem_case_t *c = arg;
     return nodeshm_fft_plan_create(MPI_COMM_WORLD, c->n, c->in, c->out, NODESHM_FFT_DOUBLE,
                                    NODESHM_REMAP_SHMEM_BARRIER, c->p);
 }
@@ -145,7 +151,7 @@ int main(int argc, char **argv)
     {
         nodeshm_fft_plan_t p = (nodeshm_fft_plan_t)(void *)&p;
         char text[4096];
-        struct shm_case { nodeshm_fft_plan_t *p; const int *n; nodeshm_fft_brick_t *in, *out; } sc = {&p, n, &in, &out};
+        shmem_case_t sc = {&p, n, &in, &out};
         int rc = captured(shmem_plan, &sc, text, sizeof text);
         if (!rc || p) {
             fprintf(stderr, "rank %d: shmem strategy without shmem_init: %d\n", rank, rc);

@@ -353,6 +353,7 @@ int nodeshm_remap_destroy(nodeshm_remap_t *remap)
     free(r->packbuf);
     free(r->recvbuf);
     free(r->reqs);
+    free(r->req_recv);
     free(r->counts);
     free(r->send);
     free(r->recv);

@@ -35,6 +35,7 @@ struct nodeshm_remap {
     int source_acquired; /* nodeshm_remap_source waited for the readers of the last execute */
     MPI_Datatype elem;   /* es contiguous bytes */
     MPI_Request *reqs;   /* nrecv + nsend */
+    int *req_recv;       /* [nrecv]: receive request k is for recv[req_recv[k]] */
     /* mpi-alltoallv */
     int *counts;         /* [4][size]: send counts, send displs, recv counts, recv displs */
     /* node */

@@ -27,7 +27,8 @@ int nsf_buffers(struct nodeshm_remap *r, size_t send_elems, size_t recv_elems)
     r->packbuf = nsf_alloc(send_elems * r->es);
     r->recvbuf = nsf_alloc(recv_elems * r->es);
     r->reqs = malloc(sizeof *r->reqs * (size_t)(r->nsend + r->nrecv + 1));
-    return r->packbuf && r->recvbuf && r->reqs ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    r->req_recv = malloc(sizeof *r->req_recv * (size_t)(r->nrecv + 1));
+    return r->packbuf && r->recvbuf && r->reqs && r->req_recv ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 int nsf_mpi_setup(struct nodeshm_remap *r)
@@ -62,6 +63,7 @@ int nsf_post_receives(struct nodeshm_remap *r, int *nreq)
     for (int k = 0; k < r->nrecv; k++) {
         nsf_peer_t *p = &r->recv[k];
         if (p->on_node) continue;
+        r->req_recv[*nreq] = k;
         int rc = MPI_Irecv(r->recvbuf + p->offset * r->es, (int)p->count, r->elem, p->rank, 0,
                            r->comm, &r->reqs[(*nreq)++]);
         if (rc != MPI_SUCCESS) return rc;
@@ -71,20 +73,12 @@ int nsf_post_receives(struct nodeshm_remap *r, int *nreq)
 
 int nsf_unpack_as_they_come(struct nodeshm_remap *r, int nrecv_req, void *dst)
 {
-    /* Request k belongs to the k-th off-node receive: map it back. */
-    int *which = malloc(sizeof *which * (size_t)(nrecv_req + 1));
-    for (int k = 0, j = 0; k < r->nrecv; k++)
-        if (!r->recv[k].on_node) which[j++] = k;
     for (int done = 0; done < nrecv_req; done++) {
         int idx;
         int rc = MPI_Waitany(nrecv_req, r->reqs, &idx, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS || idx == MPI_UNDEFINED) {
-            free(which);
-            return rc != MPI_SUCCESS ? rc : MPI_ERR_INTERN;
-        }
-        nsf_unpack(r, &r->recv[which[idx]], dst);
+        if (rc != MPI_SUCCESS || idx == MPI_UNDEFINED) return rc != MPI_SUCCESS ? rc : MPI_ERR_INTERN;
+        nsf_unpack(r, &r->recv[r->req_recv[idx]], dst);
     }
-    free(which);
     return MPI_SUCCESS;
 }
 

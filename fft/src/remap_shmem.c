@@ -28,6 +28,7 @@ struct nsf_shmem {
     uint64_t *ready;     /* symmetric [size]: ready[q] = last epoch q has read my block of */
     size_t *remote_off;  /* [nsend]: where my block goes in the receiver's scratch (elements) */
     int *status;         /* [size]: for wait_until_any (0: a block still to come) */
+    int *recv_of;        /* [size]: advchkbuff: the index in recv of the block from each rank */
 };
 
 int nsf_shmem_check(MPI_Comm comm, const char *call, nodeshm_remap_strategy_t s)
@@ -58,6 +59,8 @@ int nsf_shmem_setup(struct nodeshm_remap *r)
     }
     sh->pe = malloc(sizeof *sh->pe * (size_t)r->size);
     sh->status = malloc(sizeof *sh->status * (size_t)r->size);
+    sh->recv_of = malloc(sizeof *sh->recv_of * (size_t)r->size);
+    for (int k = 0; sh->recv_of && k < r->nrecv; k++) sh->recv_of[r->recv[k].rank] = k;
     sh->remote_off = malloc(sizeof *sh->remote_off * (size_t)(r->nsend + 1));
     for (int q = 0; q < r->size; q++) sh->pe[q] = shmem_team_translate_pe(sh->team, q, SHMEM_TEAM_WORLD);
     /* nopack keeps a block in the sender's memory order, so that the sender's runs stay runs */
@@ -80,7 +83,8 @@ int nsf_shmem_setup(struct nodeshm_remap *r)
     sh->scratch = shmem_malloc(most ? most : 64);
     sh->data = shmem_calloc((size_t)r->size, sizeof(uint64_t));
     sh->ready = shmem_calloc((size_t)r->size, sizeof(uint64_t));
-    int ok = sh->scratch && sh->data && sh->ready && r->source && sh->pe && sh->status;
+    int ok = sh->scratch && sh->data && sh->ready && r->source && sh->pe && sh->status &&
+             sh->recv_of;
     int rc = nsf_agree(r->comm, "nodeshm_remap_create", ok ? NULL : "out of symmetric memory "
                        "(SHMEM_SYMMETRIC_SIZE)") ? MPI_ERR_NO_MEM : MPI_SUCCESS;
     if (rc == MPI_SUCCESS) rc = nsf_buffers(r, r->send_elems, 0);
@@ -96,7 +100,7 @@ void nsf_shmem_teardown(struct nodeshm_remap *r)
     shmem_free(sh->data);
     shmem_free(sh->ready);
     if (sh->team != SHMEM_TEAM_INVALID) shmem_team_destroy(sh->team);
-    free(sh->pe), free(sh->status), free(sh->remote_off), free(sh);
+    free(sh->pe), free(sh->status), free(sh->recv_of), free(sh->remote_off), free(sh);
     r->shmem = NULL;
 }
 
@@ -167,20 +171,15 @@ int nsf_shmem_execute(struct nodeshm_remap *r, const void *src, void *dst)
         }
     } else {
         /* whichever block is there first; status[p] = 0 for senders still to come */
-        int *peer_of = malloc(sizeof *peer_of * (size_t)r->size);
         for (int q = 0; q < r->size; q++) sh->status[q] = 1;
-        for (int k = 0; k < r->nrecv; k++) {
-            sh->status[r->recv[k].rank] = 0;
-            peer_of[r->recv[k].rank] = k;
-        }
+        for (int k = 0; k < r->nrecv; k++) sh->status[r->recv[k].rank] = 0;
         for (int done = 0; done < r->nrecv; done++) {
             size_t q = shmem_uint64_wait_until_any(sh->data, (size_t)r->size, sh->status,
                                                    SHMEM_CMP_GE, e);
             sh->status[q] = 1;
-            unpack_from_scratch(r, &r->recv[peer_of[q]], dst);
+            unpack_from_scratch(r, &r->recv[sh->recv_of[q]], dst);
             shmem_uint64_atomic_set(&sh->ready[r->rank], e, sh->pe[q]);
         }
-        free(peer_of);
     }
     r->source_acquired = 0;
     return MPI_SUCCESS;

@@ -4,14 +4,11 @@ grid at one rank count; its rows join the report as tests fft_np<N> (forward+bac
 fft_remap_np<N> (the time in remaps), with the grid as the parameter and its bytes as the size."""
 import json
 import os
-import sys
 
 from . import config
 from .machine import np_cores
-from .rows import rows_csv, rows_json
 from .runners import Run, launch
 from .subcommand import Subcommand
-from .tables import print_tables
 from .text import note
 
 DEFAULT_GRIDS = "64x64x64,128x128x128"
@@ -157,23 +154,10 @@ class Fft(Subcommand):
             return 2
         runs = run_all(grids, ranks, 3 if a.quick else a.iterations, a.precision, a.strategy,
                        a.pes_per_node, {}, a.timeout, not a.quiet)
-        rows = [r for run in runs for r in run.rows]
-        if a.json:
-            print(rows_json(self.name, runs, topo))
-        elif a.csv:
-            sys.stdout.write(rows_csv(rows))
-        else:
-            print("# nodeshm-bench fft: %s" % self.help)
-            print("# times in us: medians of forward+backward pairs (fft_np<N>) and of the time in "
-                  "remaps (fft_remap_np<N>), slowest rank")
-            print_tables(rows, False)
-            print()
-            for line in summary_lines(runs):
-                print(line)
-            for r in runs:
-                if r.status != "ok":
-                    print("# note: %s %s: %s" % (r.label, r.status, r.why))
-        return 1 if any(r.status == "failed" for r in runs) else 0
+        return self.print_runs(a, topo, runs, [
+            "# nodeshm-bench fft: %s" % self.help,
+            "# times in us: medians of forward+backward pairs (fft_np<N>) and of the time in "
+            "remaps (fft_remap_np<N>), slowest rank"], [""] + summary_lines(runs))
 
     def suite_runs(self, a, topo, env, extra_args, progress):
         grids = QUICK_GRIDS if a.quick or env.get("NODESHM_BENCH_QUICK") else DEFAULT_GRIDS

@@ -2,14 +2,11 @@
 which programs each runs, with how many PEs and what environment, and what each prints on its
 own (tables, or --csv / --json; the map's heatmaps)."""
 import os
-import sys
 
 from . import plots, tuning
 from .machine import np_cores, np_pairs, topology_text
-from .rows import rows_csv, rows_json
 from .runners import Run, find_exe, program_args, run_program, speaks_csv
 from .subcommand import Subcommand
-from .tables import print_tables
 from .text import note
 
 # --cold (a rotation of buffers >= 2 x LLC, bench/bench_util.h): the programs that have one
@@ -94,22 +91,12 @@ class Programs(Subcommand):
 
     def run(self, a, topo):
         runs = run_subcommand(self.name, a, topo)
-        rows = [r for run in runs for r in run.rows]
-        if a.json:
-            print(rows_json(self.name, runs, topo))
-        elif a.csv:
-            sys.stdout.write(rows_csv(rows))
-        else:
-            print("# nodeshm-bench %s: %s" % (self.name, self.help))
-            print("# %s" % topology_text(topo))
-            print("# winner: fastest mechanism (memcpy/cacheline are references, not competitors); "
-                  "margin: next best time / winner's time")
-            print_tables(rows, a.f)
-            for r in runs:
-                if r.status != "ok":
-                    print("# note: %s %s: %s" % (r.label, r.status, r.why))
-        self.draw(a, rows)
-        return 1 if any(r.status == "failed" for r in runs) else 0
+        status = self.print_runs(a, topo, runs, [
+            "# nodeshm-bench %s: %s" % (self.name, self.help), "# %s" % topology_text(topo),
+            "# winner: fastest mechanism (memcpy/cacheline are references, not competitors); "
+            "margin: next best time / winner's time"])
+        self.draw(a, [r for run in runs for r in run.rows])
+        return status
 
     def draw(self, a, rows):
         """Plots of a run on its own: none but the map's."""

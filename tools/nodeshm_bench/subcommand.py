@@ -8,6 +8,10 @@ runners.Run records of its part of the report (their rows, in the CSV contract's
 join the report's tables, plots, summary and results files; what the rows cannot carry goes in
 report_section).  Then add an instance to registry.BENCHMARKS and an entry to
 report.report_suite.  runners.launch runs a program under oshrun and returns its stdout."""
+import sys
+
+from .rows import rows_csv, rows_json
+from .tables import print_tables
 
 
 class Subcommand:
@@ -36,3 +40,22 @@ class Subcommand:
         """Markdown lines for report.md after the result tables, from what suite_runs returned
         (outdir: where the report and its plots go).  None by default."""
         return []
+
+    def print_runs(self, a, topo, runs, intro, after=()):
+        """What `run` prints: JSON (--json), CSV rows (--csv), or the intro lines, the tables,
+        the after lines and a note per run that did not end well.  Returns the exit status."""
+        rows = [r for run in runs for r in run.rows]
+        if a.json:
+            print(rows_json(self.name, runs, topo))
+        elif a.csv:
+            sys.stdout.write(rows_csv(rows))
+        else:
+            for line in intro:
+                print(line)
+            print_tables(rows, getattr(a, "f", False))
+            for line in after:
+                print(line)
+            for r in runs:
+                if r.status != "ok":
+                    print("# note: %s %s: %s" % (r.label, r.status, r.why))
+        return 1 if any(r.status == "failed" for r in runs) else 0
