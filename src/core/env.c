@@ -186,6 +186,16 @@ int nodeshm_setting_words(const nodeshm_face_t *face, const char *name, const ch
     return NODESHM_OK;
 }
 
+int nodeshm_setting_text(const nodeshm_face_t *face, const char *name, const char **text)
+{
+    return lookup(face, name, text);
+}
+
+void nodeshm_setting_invalid(const nodeshm_face_t *face, const char *name, const char *text, const char *expected)
+{
+    message(face, face->init, "invalid %s='%s' (expected %s)", name, text, expected);
+}
+
 /* ---------------------------------------------------------------- the OpenSHMEM face */
 
 int nodeshm_env_size(const char *name, size_t fallback, size_t *bytes)

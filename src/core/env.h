@@ -38,6 +38,12 @@ int nodeshm_setting_long(const nodeshm_face_t *face, const char *name, long fall
 int nodeshm_setting_words(const nodeshm_face_t *face, const char *name, const char *const *words, int n,
                           int *chosen);
 
+/* A text setting (a path, a word): *text is its value, NULL when unset.  NODESHM_ERR_ENV only
+ * for a bad tuning file (reported).  A value the caller cannot use it reports with
+ * nodeshm_setting_invalid: "invalid NAME='VALUE' (expected <expected>)". */
+int nodeshm_setting_text(const nodeshm_face_t *face, const char *name, const char **text);
+void nodeshm_setting_invalid(const nodeshm_face_t *face, const char *name, const char *text, const char *expected);
+
 /* The OpenSHMEM face's readers (shmem_init): nodeshm_setting_* with nodeshm_face_shmem. */
 int nodeshm_env_size(const char *name, size_t fallback, size_t *bytes);
 int nodeshm_env_long(const char *name, long fallback, long min, long max, long *value);

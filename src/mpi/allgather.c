@@ -98,24 +98,30 @@ static int allgather_shm(nsm_state_t *s, const void *sendbuf, int sendcount, MPI
     return MPI_SUCCESS;
 }
 
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+NSM_BODY int accelerated_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     size_t max = nsm_op_max(NSM_OP_ALLGATHER);
     nsm_state_t *s = max ? nsm_get_state(comm) : NULL;
     long long b = s ? nsm_bytes(recvcount, recvtype) : -1;
     if (b < 0 || (size_t)b > s->max[NSM_OP_ALLGATHER] || (size_t)b < s->min[NSM_OP_ALLGATHER] ||
-        (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->stage_bytes))
+        (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->stage_bytes)) {
+        NSM_HAND(NSM_OP_ALLGATHER, comm, s, 1, b, b < 0 ? NSM_WHY_DATATYPE : NSM_WHY_STAGE);
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (b == 0) return MPI_SUCCESS;
+    }
+    if (b == 0) {
+        NSM_WHY(NSM_WHY_EMPTY);
+        return MPI_SUCCESS;
+    }
     blocks_t g = {recvcount, NULL, NULL, (size_t)(b / recvcount), 0};
     MPI_Aint lb;
     PMPI_Type_get_extent(recvtype, &lb, &g.ext);
     return allgather_shm(s, sendbuf, sendcount, sendtype, recvbuf, &g, recvtype, comm, NSM_OP_ALLGATHER);
 }
 
-int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+NSM_BODY int accelerated_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                    MPI_Comm comm)
 {
     size_t max = nsm_op_max(NSM_OP_ALLGATHERV);
     nsm_state_t *s = max ? nsm_get_state(comm) : NULL;
@@ -131,13 +137,46 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         total += n;
     }
     if (t < 0 || largest > s->max[NSM_OP_ALLGATHERV] || largest < s->min[NSM_OP_ALLGATHERV] ||
-        (s->n_nodes > 1 && total > s->stage_bytes))
+        (s->n_nodes > 1 && total > s->stage_bytes)) {
+        NSM_HAND(NSM_OP_ALLGATHERV, comm, s, 1, t < 0 ? -1 : (long long)largest,
+                 t < 0 ? NSM_WHY_DATATYPE : NSM_WHY_STAGE);
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    if (total == 0) return MPI_SUCCESS;
+    }
+    if (total == 0) {
+        NSM_WHY(NSM_WHY_EMPTY);
+        return MPI_SUCCESS;
+    }
     blocks_t g = {0, recvcounts, displs, (size_t)t, 0};
     MPI_Aint lb;
     PMPI_Type_get_extent(recvtype, &lb, &g.ext);
     return allgather_shm(s, sendbuf, sendcount, sendtype, recvbuf, &g, recvtype, comm, NSM_OP_ALLGATHERV);
+}
+
+NSM_STATS_TWIN(Allgather, NSM_OP_ALLGATHER,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, MPI_Comm comm),
+               (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+               sendbuf == MPI_IN_PLACE ? nsm_stat_bytes(recvcount, recvtype) : nsm_stat_bytes(sendcount, sendtype))
+NSM_STATS_TWIN(Allgatherv, NSM_OP_ALLGATHERV,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+               (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
+               sendbuf == MPI_IN_PLACE ? nsm_stat_index(recvcounts, comm, -1, recvtype)
+                                       : nsm_stat_bytes(sendcount, sendtype))
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (NSM_STATS_ON) return stats_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return accelerated_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (NSM_STATS_ON)
+        return stats_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    return accelerated_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 NSM_ENTRY_ALIAS(Allgather)
 NSM_ENTRY_ALIAS(Allgatherv)

@@ -23,8 +23,8 @@ void nsm_reduce_slots(const nsm_state_t *s, void *dst, size_t off, int n, size_t
         PMPI_Reduce_local(nsm_slot(s, j) + off, dst, n, type, op);
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                  MPI_Comm comm)
+NSM_BODY int accelerated_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                   MPI_Comm comm)
 {
     nsm_state_t *s = nsm_cfg.off[NSM_OP_ALLREDUCE] ? NULL : nsm_get_state(comm);
     MPI_Aint lb = 0, extent = 0;
@@ -35,8 +35,16 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
         PMPI_Type_get_extent(type, &lb, &extent);
         ok = lb == 0 && extent > 0 && (size_t)count * (size_t)extent <= s->max[NSM_OP_ALLREDUCE];
     }
-    if (!ok) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-    if (count == 0) return MPI_SUCCESS;
+    if (!ok) {
+        NSM_HAND(NSM_OP_ALLREDUCE, comm, s, nsm_op_max(NSM_OP_ALLREDUCE) != 0,
+                 count >= 0 && extent > 0 ? (long long)count * extent : -1,
+                 !nsm_op_ok(op) ? NSM_WHY_OP : NSM_WHY_DATATYPE);
+        return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+    }
+    if (count == 0) {
+        NSM_WHY(NSM_WHY_EMPTY);
+        return MPI_SUCCESS;
+    }
     size_t bytes = (size_t)count * (size_t)extent;
     uint64_t seq = nsm_begin(s, NSM_OP_ALLREDUCE);
     char *slot = nsm_slot(s, s->node_rank);
@@ -80,5 +88,16 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     memcpy(recvbuf, s->result, bytes);
     nsm_store(&NSM_MY(s)->done, seq);
     return MPI_SUCCESS;
+}
+
+NSM_STATS_TWIN(Allreduce, NSM_OP_ALLREDUCE,
+               (const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm),
+               (sendbuf, recvbuf, count, type, op, comm), nsm_stat_bytes(count, type))
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm)
+{
+    if (NSM_STATS_ON) return stats_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+    return accelerated_Allreduce(sendbuf, recvbuf, count, type, op, comm);
 }
 NSM_ENTRY_ALIAS(Allreduce)

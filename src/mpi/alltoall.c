@@ -107,8 +107,8 @@ size_t nsm_a2av_stride(const nsm_state_t *s)
     return max < room ? max : room;
 }
 
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                 MPI_Datatype recvtype, MPI_Comm comm)
+NSM_BODY int accelerated_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     nsm_state_t *s = nsm_op_max(NSM_OP_ALLTOALL) ? nsm_get_state(comm) : NULL;
     int in_place = sendbuf == MPI_IN_PLACE;
@@ -117,9 +117,14 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (s && (in_place ? recvcount : sendcount) == 0) b = 0; /* whatever the datatype */
     char *area = NULL;
     if (b > 0 && (size_t)b <= s->max[NSM_OP_ALLTOALL]) area = a2a_area(s, (size_t)b);
-    if (b == 0) return MPI_SUCCESS;
-    if (!area)
+    if (b == 0) {
+        NSM_WHY(NSM_WHY_EMPTY);
+        return MPI_SUCCESS;
+    }
+    if (!area) {
+        NSM_HAND(NSM_OP_ALLTOALL, comm, s, 1, b, b < 0 ? NSM_WHY_DATATYPE : NSM_WHY_STAGE);
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    }
     if (in_place) {
         sendbuf = recvbuf;
         sendcount = recvcount;
@@ -192,18 +197,23 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
                        void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                        MPI_Comm comm, int veto)
 {
-    nsm_state_t *s = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
-    const size_t T = s ? nsm_a2av_stride(s) : 0;
-    if (!T) s = NULL;
+    nsm_state_t *const looked = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
+    const size_t T = looked ? nsm_a2av_stride(looked) : 0;
+    nsm_state_t *s = T ? looked : NULL;
     char *area = s ? a2a_area(s, T) : NULL;
     if (area && (size_t)(s->max_node_size + 1) * NSM_LINE > s->result_bytes) area = NULL;
     /* agreed by all ranks: the configuration and the communicator; counts and datatypes enter
      * only through the votes */
+    int skipped = 0;
     if (area && s->a2av_skip > 0) {
         s->a2av_skip--;
         area = NULL;
+        skipped = 1;
     }
-    if (!area) return NSM_HANDED_OVER;
+    if (!area) {
+        NSM_HAND(NSM_OP_ALLTOALLV, comm, looked, 1, -1, skipped ? NSM_WHY_VOTE : NSM_WHY_STAGE);
+        return NSM_HANDED_OVER;
+    }
     const int in_place = sendbuf == MPI_IN_PLACE;
     const void *sbuf = in_place ? recvbuf : sendbuf;
     const int *scounts = in_place ? recvcounts : sendcounts, *sdisp = in_place ? rdispls : sdispls;
@@ -261,6 +271,7 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
         if (s->a2av_backoff > A2AV_SKIP_MAX) s->a2av_backoff = A2AV_SKIP_MAX;
         s->a2av_skip = s->a2av_backoff;
         nsm_count_voted_out(NSM_OP_ALLTOALLV);
+        NSM_WHY(veto ? NSM_WHY_LARGE : NSM_WHY_VOTE);
         nsm_store(&NSM_MY(s)->done, seq);
         return NSM_HANDED_OVER;
     }
@@ -275,13 +286,44 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
     return MPI_SUCCESS;
 }
 
-int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                  void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                  MPI_Comm comm)
+static inline int accelerated_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     int rc = nsm_alltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                 comm, 0);
     if (rc != NSM_HANDED_OVER) return rc;
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
+NSM_STATS_TWIN(Alltoall, NSM_OP_ALLTOALL,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, MPI_Comm comm),
+               (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+               sendbuf == MPI_IN_PLACE ? nsm_stat_bytes((long long)recvcount * nsm_stat_ranks(comm), recvtype)
+                                       : nsm_stat_bytes((long long)sendcount * nsm_stat_ranks(comm), sendtype))
+NSM_STATS_TWIN(Alltoallv, NSM_OP_ALLTOALLV,
+               (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+               (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm),
+               sendbuf == MPI_IN_PLACE ? nsm_stat_sum(recvcounts, comm, recvtype)
+                                       : nsm_stat_sum(sendcounts, comm, sendtype))
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (NSM_STATS_ON) return stats_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return accelerated_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                  MPI_Comm comm)
+{
+    if (NSM_STATS_ON)
+        return stats_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                               comm);
+    return accelerated_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                 comm);
 }
 NSM_ENTRY_ALIAS(Alltoall)

@@ -19,11 +19,22 @@ static void nsm_barrier(nsm_state_t *s, int between)
 void nsm_node_barrier(nsm_state_t *s) { nsm_barrier(s, 0); }
 void nsm_node_barrier_all(nsm_state_t *s) { nsm_barrier(s, 1); }
 
-int MPI_Barrier(MPI_Comm comm)
+NSM_BODY int accelerated_Barrier(MPI_Comm comm)
 {
     nsm_state_t *s = nsm_cfg.off[NSM_OP_BARRIER] ? NULL : nsm_get_state(comm);
-    if (!s) return PMPI_Barrier(comm);
+    if (!s) {
+        NSM_HAND(NSM_OP_BARRIER, comm, s, 1, -1, NSM_WHY_ALONE);
+        return PMPI_Barrier(comm);
+    }
     nsm_count_accelerated(NSM_OP_BARRIER);
     nsm_barrier(s, 1);
     return MPI_SUCCESS;
+}
+
+NSM_STATS_TWIN(Barrier, NSM_OP_BARRIER, (MPI_Comm comm), (comm), 0)
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    if (NSM_STATS_ON) return stats_Barrier(comm);
+    return accelerated_Barrier(comm);
 }

@@ -10,13 +10,20 @@ NSM_BODY int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root
     /* switched off, or a size outside the window: straight to the MPI library, no lookups */
     long long bytes = nsm_op_max(NSM_OP_BCAST) ? nsm_bytes(count, type) : -1; /* alike on all ranks */
     if (bytes < 0 || (size_t)bytes > nsm_cfg.max[NSM_OP_BCAST] ||
-        (bytes > 0 && (size_t)bytes < nsm_op_min(NSM_OP_BCAST)))
+        (bytes > 0 && (size_t)bytes < nsm_op_min(NSM_OP_BCAST))) {
+        NSM_HAND(NSM_OP_BCAST, comm, NULL, 0, bytes, NSM_WHY_DATATYPE);
         return PMPI_Bcast(buf, count, type, root, comm);
+    }
     nsm_state_t *s = nsm_get_state(comm);
     if (!s || root < 0 || root >= s->size || (size_t)bytes > s->max[NSM_OP_BCAST] ||
-        (bytes > 0 && (size_t)bytes < s->min[NSM_OP_BCAST]))
+        (bytes > 0 && (size_t)bytes < s->min[NSM_OP_BCAST])) {
+        NSM_HAND(NSM_OP_BCAST, comm, s, 1, bytes, NSM_WHY_ARGS);
         return PMPI_Bcast(buf, count, type, root, comm);
-    if (bytes == 0) return MPI_SUCCESS;
+    }
+    if (bytes == 0) {
+        NSM_WHY(NSM_WHY_EMPTY);
+        return MPI_SUCCESS;
+    }
     uint64_t seq = nsm_begin_sized(s, NSM_OP_BCAST, (size_t)bytes);
     int root_node = s->node_of[root];
     int root_here = root_node == s->my_node;
@@ -43,8 +50,12 @@ NSM_BODY int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root
  * compares, so a call left to the MPI library costs little more than a jump (the body's frame
  * and PMPI_Type_size cost 5-9% of a 0.12-0.3 us tiny collective under Open MPI); any other type
  * goes to the body, which checks everything itself. */
+NSM_STATS_TWIN(Bcast, NSM_OP_BCAST, (void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm),
+               (buf, count, type, root, comm), nsm_stat_bytes(count, type))
+
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
+    if (NSM_STATS_ON) return stats_Bcast(buf, count, type, root, comm);
     if (nsm_known_outside(NSM_OP_BCAST, count, type)) return PMPI_Bcast(buf, count, type, root, comm);
     return accelerated_Bcast(buf, count, type, root, comm);
 }

@@ -34,6 +34,15 @@
 
 static inline int nsb_fits(MPI_Count c) { return c >= INT_MIN && c <= INT_MAX; }
 
+/* Why a call goes to the MPI library unconverted: disabled, an intercommunicator, else its
+ * counts. */
+NSB_HELPER int nsb_why(int op, MPI_Comm comm)
+{
+    int inter = 0;
+    if (nsm_cfg.all_off || nsm_cfg.off[op]) return NSM_WHY_DISABLED;
+    return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter ? NSM_WHY_INTER : NSM_WHY_LARGE;
+}
+
 NSB_HELPER int nsb_is_root(MPI_Comm comm, int root)
 {
     int rank;
@@ -113,12 +122,49 @@ NSB_HELPER int nsb_count_slow(MPI_Count c, MPI_Datatype type, MPI_Comm comm, int
       (sb, rb, count, type, op, comm), NSB_COUNT(i0, count, type, 0, 0, 0),                        \
       (sb, rb, i0, type, op, comm))
 
+/* NODESHM_MPI_STATS: each op's id and the bytes of a call the MPI library gets unconverted
+ * (as stats.c defines them) */
+#define NSB_OP_Bcast NSM_OP_BCAST
+#define NSB_OP_Gather NSM_OP_GATHER
+#define NSB_OP_Scatter NSM_OP_SCATTER
+#define NSB_OP_Allgather NSM_OP_ALLGATHER
+#define NSB_OP_Alltoall NSM_OP_ALLTOALL
+#define NSB_OP_Reduce NSM_OP_REDUCE
+#define NSB_OP_Allreduce NSM_OP_ALLREDUCE
+#define NSB_OP_Reduce_scatter_block NSM_OP_REDUCE_SCATTER_BLOCK
+#define NSB_BYTES_Bcast(buf, count, type, root, comm) nsm_stat_bytes(count, type)
+#define NSB_BYTES_Gather(sb, sc, st, rb, rc, rt, root, comm)                                       \
+    (sb == MPI_IN_PLACE ? nsm_stat_bytes(rc, rt) : nsm_stat_bytes(sc, st))
+#define NSB_BYTES_Scatter(sb, sc, st, rb, rc, rt, root, comm)                                      \
+    (rb == MPI_IN_PLACE ? nsm_stat_bytes(sc, st) : nsm_stat_bytes(rc, rt))
+#define NSB_BYTES_Allgather(sb, sc, st, rb, rc, rt, comm) NSB_BYTES_Gather(sb, sc, st, rb, rc, rt, 0, comm)
+#define NSB_BYTES_Alltoall(sb, sc, st, rb, rc, rt, comm)                                           \
+    (NSB_BYTES_Gather(sb, sc, st, rb, rc, rt, 0, comm) * nsm_stat_ranks(comm))
+#define NSB_BYTES_Reduce(sb, rb, count, type, op, root, comm) nsm_stat_bytes(count, type)
+#define NSB_BYTES_Allreduce(sb, rb, count, type, op, comm) nsm_stat_bytes(count, type)
+#define NSB_BYTES_Reduce_scatter_block(sb, rb, count, type, op, comm)                              \
+    (nsm_stat_bytes(count, type) * nsm_stat_ranks(comm))
+
+/* rc = call, counted (stats on) as handed over (nsb_why) */
+#define NSB_COUNTED(rc, op, bytes, call)                                                           \
+    do {                                                                                           \
+        nsm_call_t nsb_c_;                                                                         \
+        int nsb_on_ = NSM_STATS_ON;                                                                \
+        if (nsb_on_) {                                                                             \
+            nsm_stats_enter(&nsb_c_);                                                              \
+            nsb_c_.why = nsb_why((op), comm);                                                      \
+        }                                                                                          \
+        (rc) = call;                                                                               \
+        if (nsb_on_) nsm_stats_leave(&nsb_c_, (op), (bytes), (rc));                                \
+    } while (0)
+
 #define NSB_SCALAR(Name, params, args, convert, call)                                              \
     NSM_IF_C_##Name(int MPI_##Name##_c params {                                                    \
         int i0 = 0, i1 = 0;                                                                        \
         (void)i1;                                                                                  \
         if (convert) return nsm_entry_##Name call;                                                 \
-        return PMPI_##Name##_c args;                                                               \
+        NSM_RETURN_COUNTED(NSB_OP_##Name, nsb_why(NSB_OP_##Name, comm), NSB_BYTES_##Name args,     \
+                           PMPI_##Name##_c args);                                                  \
     })
 NSB_SCALAR_OPS(NSB_SCALAR)
 #undef NSB_SCALAR
@@ -212,7 +258,9 @@ int MPI_Gatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, const
     nsb_arrays_t a = {.mem = NULL};
     int i0, bad = 0, why = NSB_OK, rc;
     const int *ic = NULL, *id = NULL;
-    if (!nsb_size_intra(comm, &a.n)) return PMPI_Gatherv_c(sb, sc, st, rb, rcs, displs, rt, root, comm);
+    if (!nsb_size_intra(comm, &a.n))
+        NSM_RETURN_COUNTED(NSM_OP_GATHERV, nsb_why(NSM_OP_GATHERV, comm), nsm_stat_bytes(sc, st),
+                           PMPI_Gatherv_c(sb, sc, st, rb, rcs, displs, rt, root, comm));
     if (!NSB_COUNT(i0, sc, st, 0, root, sb == MPI_IN_PLACE)) {
         why = NSB_BIG_COUNT;
     } else if (root >= 0 && root < a.n && nsb_is_root(comm, root) && rcs && displs) {
@@ -228,7 +276,8 @@ int MPI_Gatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, const
     else if (nsb_library_anyway(comm, NSM_OP_GATHERV, "gatherv", 1, "MPI_Gatherv_c", why,
                                 !ic ? "sendcount" : why == NSB_BIG_COUNT ? "a recvcounts[i]" : "a displs[i]",
                                 !ic ? (long long)sc : why == NSB_BIG_COUNT ? (long long)rcs[bad] : (long long)displs[bad]))
-        rc = PMPI_Gatherv_c(sb, sc, st, rb, rcs, displs, rt, root, comm);
+        NSB_COUNTED(rc, NSM_OP_GATHERV, nsm_stat_bytes(sc, st),
+                         PMPI_Gatherv_c(sb, sc, st, rb, rcs, displs, rt, root, comm));
     else
         rc = MPI_ERR_COUNT;
     free(a.mem);
@@ -243,7 +292,9 @@ int MPI_Scatterv_c(const void *sb, const MPI_Count scs[], const MPI_Aint displs[
     int i0, bad = 0, why = NSB_OK, rc;
     const int *ic = NULL, *id = NULL;
     const void *sb0 = sb;
-    if (!nsb_size_intra(comm, &a.n)) return PMPI_Scatterv_c(sb, scs, displs, st, rb, rc_, rt, root, comm);
+    if (!nsb_size_intra(comm, &a.n))
+        NSM_RETURN_COUNTED(NSM_OP_SCATTERV, nsb_why(NSM_OP_SCATTERV, comm), nsm_stat_bytes(rc_, rt),
+                           PMPI_Scatterv_c(sb, scs, displs, st, rb, rc_, rt, root, comm));
     if (!NSB_COUNT(i0, rc_, rt, 0, root, rb == MPI_IN_PLACE)) {
         why = NSB_BIG_COUNT;
     } else if (root >= 0 && root < a.n && nsb_is_root(comm, root) && scs && displs) {
@@ -257,7 +308,8 @@ int MPI_Scatterv_c(const void *sb, const MPI_Count scs[], const MPI_Aint displs[
     else if (nsb_library_anyway(comm, NSM_OP_SCATTERV, "scatterv", 1, "MPI_Scatterv_c", why,
                                 !ic ? "recvcount" : why == NSB_BIG_COUNT ? "a sendcounts[i]" : "a displs[i]",
                                 !ic ? (long long)rc_ : why == NSB_BIG_COUNT ? (long long)scs[bad] : (long long)displs[bad]))
-        rc = PMPI_Scatterv_c(sb0, scs, displs, st, rb, rc_, rt, root, comm);
+        NSB_COUNTED(rc, NSM_OP_SCATTERV, nsm_stat_bytes(rc_, rt),
+                         PMPI_Scatterv_c(sb0, scs, displs, st, rb, rc_, rt, root, comm));
     else
         rc = MPI_ERR_COUNT;
     free(a.mem);
@@ -271,7 +323,8 @@ int MPI_Allgatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, co
     nsb_arrays_t a = {.mem = NULL};
     int i0, bad = 0, why = NSB_OK, rc;
     if (!nsb_size_intra(comm, &a.n) || !rcs || !displs)
-        return PMPI_Allgatherv_c(sb, sc, st, rb, rcs, displs, rt, comm);
+        NSM_RETURN_COUNTED(NSM_OP_ALLGATHERV, nsb_why(NSM_OP_ALLGATHERV, comm), nsm_stat_bytes(sc, st),
+                           PMPI_Allgatherv_c(sb, sc, st, rb, rcs, displs, rt, comm));
     int *c = nsb_array(&a, 0, "MPI_Allgatherv_c"), *d = nsb_array(&a, 1, "MPI_Allgatherv_c");
     const void *base = rb;
     /* recvcounts agree on all ranks: one too big is too big everywhere (above every window),
@@ -283,7 +336,8 @@ int MPI_Allgatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, co
     else if (why == NSB_BIG_COUNT ||
              nsb_library_anyway(comm, NSM_OP_ALLGATHERV, "allgatherv", 0, "MPI_Allgatherv_c", why,
                                 "a displs[i]", (long long)displs[bad]))
-        rc = PMPI_Allgatherv_c(sb, sc, st, rb, rcs, displs, rt, comm);
+        NSB_COUNTED(rc, NSM_OP_ALLGATHERV, nsm_stat_bytes(sc, st),
+                         PMPI_Allgatherv_c(sb, sc, st, rb, rcs, displs, rt, comm));
     else
         rc = MPI_ERR_COUNT;
     free(a.mem);
@@ -297,7 +351,8 @@ int MPI_Alltoallv_c(const void *sb, const MPI_Count scs[], const MPI_Aint sds[],
     nsb_arrays_t a = {.mem = NULL};
     int bad, why = NSB_OK, rc;
     if (!nsb_size_intra(comm, &a.n) || !rcs || !rds)
-        return PMPI_Alltoallv_c(sb, scs, sds, st, rb, rcs, rds, rt, comm);
+        NSM_RETURN_COUNTED(NSM_OP_ALLTOALLV, nsb_why(NSM_OP_ALLTOALLV, comm), 0,
+                           PMPI_Alltoallv_c(sb, scs, sds, st, rb, rcs, rds, rt, comm));
     int *sc = NULL, *sd = NULL, *rc_ = nsb_array(&a, 2, "MPI_Alltoallv_c"), *rd = nsb_array(&a, 3, "MPI_Alltoallv_c");
     const void *sbase = sb, *rbase = rb;
     if (sb != MPI_IN_PLACE && scs && sds) {
@@ -307,8 +362,16 @@ int MPI_Alltoallv_c(const void *sb, const MPI_Count scs[], const MPI_Aint sds[],
     }
     if (why == NSB_OK) why = nsb_vector(rcs, rds, a.n, rt, &rbase, rc_, rd, &bad);
     /* a rank that cannot run the body still votes, "too big", so all hand the call over */
+    nsm_call_t call;
+    if (NSM_STATS_ON) nsm_stats_enter(&call);
     rc = nsm_alltoallv_body(sbase, sc, sd, st, (void *)rbase, rc_, rd, rt, comm, why != NSB_OK);
     if (rc == NSM_HANDED_OVER) rc = PMPI_Alltoallv_c(sb, scs, sds, st, rb, rcs, rds, rt, comm);
+    if (NSM_STATS_ON) {
+        MPI_Count n = 0;
+        const MPI_Count *counts = sb == MPI_IN_PLACE ? rcs : scs;
+        for (int r = 0; counts && r < a.n; r++) n += counts[r] > 0 ? counts[r] : 0;
+        nsm_stats_leave(&call, NSM_OP_ALLTOALLV, nsm_stat_bytes(n, sb == MPI_IN_PLACE ? rt : st), rc);
+    }
     free(a.mem);
     return rc;
 })

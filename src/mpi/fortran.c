@@ -97,7 +97,7 @@ typedef MPI_Fint nsf_int; /* INTEGER arguments, by reference */
 /* X(name, NAME, (Fortran parameters), (the same as arguments), C call): one row per collective
  * the interposer defines.  The C call may use NSF_BUF/NSF_COMM/NSF_TYPE/NSF_OP/NSF_INTS. */
 #define NSF_CALLS(X)                                                                               \
-    X(barrier, BARRIER, (nsf_int *comm, nsf_int *ierr), (comm, ierr), MPI_Barrier(NSF_COMM(comm)))  \
+    X(barrier, BARRIER, (nsf_int *comm, nsf_int *ierr), (comm, ierr), MPI_Barrier(NSF_COMM(comm))) \
     X(bcast, BCAST,                                                                                \
       (void *buf, nsf_int *n, nsf_int *t, nsf_int *root, nsf_int *comm, nsf_int *ierr),            \
       (buf, n, t, root, comm, ierr),                                                               \
@@ -173,13 +173,19 @@ typedef MPI_Fint nsf_int; /* INTEGER arguments, by reference */
     {                                                                                              \
         void *nsf_in_place, *nsf_bottom;                                                           \
         if (!nsf_sentinels(&nsf_in_place, &nsf_bottom)) {                                          \
-            static void (*mpi_routine) params; /* threads racing here store the same value */     \
+            static void (*mpi_routine) params; /* threads racing here store the same value */      \
             void (*fn) params = __atomic_load_n(&mpi_routine, __ATOMIC_RELAXED);                   \
             if (!fn) {                                                                             \
                 fn = (void (*) params)nsf_mpi_routine("pmpi_" #name "_");                          \
                 __atomic_store_n(&mpi_routine, fn, __ATOMIC_RELAXED);                              \
             }                                                                                      \
+            nsm_call_t c_; /* NODESHM_MPI_STATS: the "fortran" column */                           \
+            if (NSM_STATS_ON) nsm_stats_enter(&c_);                                                \
             fn args;                                                                               \
+            if (NSM_STATS_ON) {                                                                    \
+                c_.why = NSM_WHY_FORTRAN;                                                          \
+                nsm_stats_leave(&c_, NSM_OP_##NAME, 0, 0);                                         \
+            }                                                                                      \
             return;                                                                                \
         }                                                                                          \
         (void)nsf_in_place, (void)nsf_bottom;                                                      \
@@ -196,6 +202,7 @@ void mpi_finalize(nsf_int *ierr) __attribute__((alias("mpi_finalize_")));
 void MPI_FINALIZE(nsf_int *ierr) __attribute__((alias("mpi_finalize_")));
 void mpi_finalize_(nsf_int *ierr)
 {
+    nsm_stats_report();
     nsm_finalize_states();
     void (*fn)(nsf_int *) = (void (*)(nsf_int *))nsf_mpi_routine("pmpi_finalize_");
     fn(ierr);

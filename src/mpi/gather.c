@@ -11,10 +11,9 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
     /* block bytes, before any lookup (a fallback must cost nothing): the signatures agree, and
      * only the root may pass MPI_IN_PLACE */
     long long pre = sendbuf == MPI_IN_PLACE ? nsm_bytes(recvcount, recvtype) : nsm_bytes(sendcount, sendtype);
-    nsm_state_t *s = !nsm_op_max(NSM_OP_GATHER) || pre > (long long)nsm_cfg.max[NSM_OP_GATHER] ||
-                             (pre > 0 && (size_t)pre < nsm_op_min(NSM_OP_GATHER))
-                         ? NULL
-                         : nsm_get_state(comm);
+    int looked = !(!nsm_op_max(NSM_OP_GATHER) || pre > (long long)nsm_cfg.max[NSM_OP_GATHER] ||
+                   (pre > 0 && (size_t)pre < nsm_op_min(NSM_OP_GATHER)));
+    nsm_state_t *s = looked ? nsm_get_state(comm) : NULL;
     long long b = -1;
     int rank = -1;
     if (s && root >= 0 && root < s->size) {
@@ -26,8 +25,15 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
             (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->stage_bytes))
             b = -1;
     }
-    if (b < 0) return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (b == 0) return MPI_SUCCESS;
+    if (b < 0) {
+        NSM_HAND(NSM_OP_GATHER, comm, s, looked, pre,
+                 pre < 0 ? NSM_WHY_DATATYPE : rank < 0 ? NSM_WHY_ARGS : NSM_WHY_STAGE);
+        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    }
+    if (b == 0) {
+        NSM_WHY(NSM_WHY_EMPTY);
+        return MPI_SUCCESS;
+    }
     MPI_Aint rlb = 0, rext = 0;
     if (rank == root) PMPI_Type_get_extent(recvtype, &rlb, &rext);
     const size_t rstride = (size_t)recvcount * (size_t)rext;
@@ -94,9 +100,16 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
 
 /* The entry, frame-less (see MPI_Bcast): block bytes from the signature this rank passes (they
  * agree; only the root may pass MPI_IN_PLACE). */
+NSM_STATS_TWIN(Gather, NSM_OP_GATHER,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm),
+               (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+               sendbuf == MPI_IN_PLACE ? nsm_stat_bytes(recvcount, recvtype) : nsm_stat_bytes(sendcount, sendtype))
+
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (NSM_STATS_ON) return stats_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     int in_place = sendbuf == MPI_IN_PLACE;
     if (nsm_known_outside(NSM_OP_GATHER, in_place ? recvcount : sendcount, in_place ? recvtype : sendtype))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);

@@ -36,8 +36,10 @@ NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatyp
     size_t max = nsm_op_max(NSM_OP_GATHERV);
     nsm_state_t *s = max ? nsm_get_state(comm) : NULL;
     /* one node and a valid root: every rank knows both */
-    if (!s || s->n_nodes > 1 || root < 0 || root >= s->size)
+    if (!s || s->n_nodes > 1 || root < 0 || root >= s->size) {
+        NSM_HAND(NSM_OP_GATHERV, comm, s, max != 0, -1, s && s->n_nodes > 1 ? NSM_WHY_NODES : NSM_WHY_ARGS);
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    }
     max = s->max[NSM_OP_GATHERV]; /* the communicator's (its window may have scaled it down) */
     /* bad arguments: checked here, as the others are on this path already */
     int at_root = s->rank == root, in_place = at_root && sendbuf == MPI_IN_PLACE;
@@ -109,10 +111,19 @@ NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatyp
 }
 
 /* The entry, frame-less (see MPI_Bcast): switched off (Open MPI's default) is a jump. */
+NSM_STATS_TWIN(Gatherv, NSM_OP_GATHERV,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm),
+               (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm),
+               sendbuf == MPI_IN_PLACE ? nsm_stat_index(recvcounts, comm, root, recvtype)
+                                       : nsm_stat_bytes(sendcount, sendtype))
+
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm)
 {
+    if (NSM_STATS_ON)
+        return stats_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     if (!nsm_op_max(NSM_OP_GATHERV))
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     return accelerated_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,

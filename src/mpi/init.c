@@ -125,6 +125,7 @@ void nsm_load_config(void)
      * 4-8 ranks, both MPIs, bcast/gather/scatter/reduce at 2-4 KiB 1.0-3.5x -> 3.5-12x); the
      * ring budget then holds 256 calls up to 2 ranks, ~200 at 4, ~115 at 8 */
     nsm_cfg.ring_bytes = nsm_size("NODESHM_MPI_RING_BYTES", 4096, NSM_SIZE_LIMIT);
+    if (nsm_stats_load()) nsm_bad_setting();
     nsm_cfg.loaded = 1;
 }
 
@@ -263,6 +264,7 @@ int MPI_Init(int *argc, char ***argv)
         nsm_setup_keyval();
         nsm_scope_mins();
         nsm_debug_config();
+        if (nsm_stats_open()) nsm_bad_setting();
     }
     return rc;
 }
@@ -275,12 +277,14 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
         nsm_setup_keyval();
         nsm_scope_mins();
         nsm_debug_config();
+        if (nsm_stats_open()) nsm_bad_setting();
     }
     return rc;
 }
 
 int MPI_Finalize(void)
 {
+    nsm_stats_report(); /* collective, while MPI runs */
     nsm_finalize_states();
     return PMPI_Finalize();
 }

@@ -123,13 +123,44 @@ uint64_t nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v);
 uint64_t nsm_use_buffers(nsm_state_t *s, uint64_t seq, size_t need);
 /* Node rank i's slot of the current operation. */
 static inline char *nsm_slot(const nsm_state_t *s, int i) { return s->slots + (size_t)i * s->slot_stride; }
-/* ---- per-op statistics: what nodeshm_mpi_accelerated_op (nodeshm.h) reports.  One line per
- * op so threads running different ops do not share it; a later report (calls, handed over and
- * why) adds fields here.  Counting an accelerated call costs one relaxed atomic increment. */
+/* ---- per-op statistics: what nodeshm_mpi_accelerated_op (nodeshm.h) reports, and with
+ * NODESHM_MPI_STATS the report at MPI_Finalize (stats.c).  One line per op so threads running
+ * different ops do not share it.  Counting an accelerated call costs one relaxed atomic
+ * increment. */
+
+/* X(ID, column, meaning): why a call was not accelerated (NSM_WHY_NONE: it was); the first that
+ * applies, in the order the ops check them (nsm_why_window).  Report columns, README. */
+#define NSM_WHYS(X)                                                                                \
+    X(NONE, "accelerated", "run by nodeshm")                                                       \
+    X(EMPTY, "empty", "nothing to move (count 0): done here")                                      \
+    X(DISABLED, "disabled", "NODESHM_MPI_DISABLE")                                                 \
+    X(BELOW_MIN, "below_min", "smaller than NODESHM_MPI_<OP>_MIN")                                 \
+    X(ABOVE_MAX, "above_max", "larger than NODESHM_MPI_<OP>_MAX (a MAX of 0: the op is off)")      \
+    X(STAGE, "stage", "does not fit the shared buffers (NODESHM_MPI_STAGE_MAX, WINDOW_MAX)")       \
+    X(DATATYPE, "datatype", "a datatype the op does not take (not predefined, lower bound)")       \
+    X(OP, "reduce_op", "a reduction op that is not predefined (user-defined)")                     \
+    X(INTER, "inter", "an intercommunicator")                                                      \
+    X(ALONE, "alone", "no node peer (size 1, or one rank per node)")                               \
+    X(NODES, "nodes", "spans nodes (gatherv, scatterv: one node only)")                            \
+    X(VOTE, "vote", "alltoallv: a block above the stride (voted out, or skipped after that)")      \
+    X(LARGE, "large_count", "MPI-4 _c call whose counts do not fit an int")                        \
+    X(FORTRAN, "fortran", "Fortran call before MPI_IN_PLACE is known: the MPI's own routine")      \
+    X(ARGS, "args", "invalid arguments (root): the MPI library reports them")
+enum {
+#define NSM_WHY_ID(id, column, meaning) NSM_WHY_##id,
+    NSM_WHYS(NSM_WHY_ID)
+#undef NSM_WHY_ID
+    NSM_WHY_COUNT
+};
+
 typedef struct nsm_op_stats {
     _Alignas(NSM_LINE) long accelerated; /* calls run here, whatever the entry (plain, _c, Fortran) */
     long voted_out;                      /* alltoallv: calls whose vote ran here, then found a block
                                           * too big and went to the MPI library */
+    /* NODESHM_MPI_STATS only (stats.c): calls, bytes (as stats.c defines them), nanoseconds
+     * inside (all calls, accelerated ones), and calls by outcome (NSM_WHY_*) */
+    long calls, bytes, ns, ns_accel;
+    long why[NSM_WHY_COUNT];
 } nsm_op_stats_t;
 extern nsm_op_stats_t nsm_stats[NSM_OP_COUNT];
 /* Counts an accelerated call of op (NSM_OP_*). */
@@ -164,6 +195,64 @@ static inline uint64_t nsm_begin_reader_sized(nsm_state_t *s, int op, size_t nee
 }
 static inline uint64_t nsm_begin_reader(nsm_state_t *s, int op) { return nsm_begin_reader_sized(s, op, NSM_NEED_ANY); }
 
+/* ---- NODESHM_MPI_STATS (stats.c).  Off (the default), an entry pays one predictable branch on
+ * nsm_stats_on before its usual path; a body's hand-over point one more (NSM_HAND, in code that
+ * has looked up a type or a communicator already).  On, the entry runs its twin (NSM_STATS_TWIN):
+ * the body between two clock reads, the hand-over points telling the twin why. */
+extern int nsm_stats_on __attribute__((visibility("hidden")));
+#define NSM_STATS_ON __builtin_expect(nsm_stats_on, 0)
+typedef struct nsm_call {
+    long long t0;
+    int why; /* NSM_WHY_*, set by the hand-over point the call took */
+} nsm_call_t;
+void nsm_stats_enter(nsm_call_t *c);
+/* Counts the call (calls, bytes, time, outcome); returns rc. */
+int nsm_stats_leave(nsm_call_t *c, int op, long long bytes, int rc);
+void nsm_stats_why(int why); /* the current call's outcome */
+/* Why op's call was handed over: disabled; MAX 0; not `looked` up yet: outside the window of
+ * every communicator, else `hint`; looked up and no state: inter, alone; outside the state's
+ * window; else `hint`.  bytes < 0: not known (the size checks do not apply). */
+int nsm_why_window(int op, MPI_Comm comm, const struct nsm_state *s, int looked, long long bytes, int hint);
+/* A hand-over point: records why (stats on only). */
+#define NSM_WHY(expr)                                                                              \
+    do {                                                                                           \
+        if (NSM_STATS_ON) nsm_stats_why(expr);                                                     \
+    } while (0)
+#define NSM_HAND(op, comm, s, looked, bytes, hint)                                                 \
+    NSM_WHY(nsm_why_window((op), (comm), (s), (looked), (bytes), (hint)))
+/* At MPI_Init and MPI_Finalize (init.c, fortran.c): read the setting (nonzero: bad tuning file,
+ * reported), open rank 0's file (nonzero: it cannot, reported), the report (collective). */
+int nsm_stats_load(void);
+int nsm_stats_open(void);
+void nsm_stats_report(void);
+/* The report's bytes of a call (stats.c says what they are per op). */
+long long nsm_stat_bytes(long long count, MPI_Datatype type);
+long long nsm_stat_index(const int *counts, MPI_Comm comm, int rank, MPI_Datatype type); /* counts[rank or mine] */
+long long nsm_stat_sum(const int *counts, MPI_Comm comm, MPI_Datatype type);
+int nsm_stat_ranks(MPI_Comm comm); /* ranks a call's arrays cover (remote group of an intercomm) */
+/* A call handed to the MPI library before any entry saw it (bigcount.c): counted here, why. */
+#define NSM_RETURN_COUNTED(op, reason, bytes, call)                                                \
+    do {                                                                                           \
+        if (NSM_STATS_ON) {                                                                        \
+            nsm_call_t nsm_c_;                                                                     \
+            nsm_stats_enter(&nsm_c_);                                                              \
+            nsm_c_.why = (reason);                                                                 \
+            int nsm_rc_ = call;                                                                    \
+            return nsm_stats_leave(&nsm_c_, (op), (bytes), nsm_rc_);                               \
+        }                                                                                          \
+        return call;                                                                               \
+    } while (0)
+/* stats_<Name>: the entry's twin with stats on; the body accelerated_<Name> checks everything
+ * the entry's shortcut does, so the twin skips the shortcut. */
+#define NSM_STATS_TWIN(Name, op, params, args, bytes)                                              \
+    __attribute__((noinline, cold)) static int stats_##Name params                                 \
+    {                                                                                              \
+        nsm_call_t nsm_c_;                                                                         \
+        nsm_stats_enter(&nsm_c_);                                                                  \
+        int nsm_rc_ = accelerated_##Name args;                                                     \
+        return nsm_stats_leave(&nsm_c_, op, bytes, nsm_rc_);                                       \
+    }
+
 /* An op's accelerated body, kept out of line so that its entry (MPI_<Op>) has no frame and a
  * call left to the MPI library is a few compares and a jump. */
 #define NSM_BODY __attribute__((noinline)) static
@@ -178,7 +267,7 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
 /* The plain entries under internal names (hidden aliases, each next to its entry): the large-count
  * entries (bigcount.c) call the same code without going through the dynamic linker again, so
  * a tool interposed above us sees one call, not two. */
-#define NSM_ENTRY_ALIAS(Name) \
+#define NSM_ENTRY_ALIAS(Name)                                                                      \
     extern __typeof__(MPI_##Name) nsm_entry_##Name __attribute__((alias("MPI_" #Name), visibility("hidden")));
 #define NSM_ENTRY_DECL(Name) extern __typeof__(MPI_##Name) nsm_entry_##Name __attribute__((visibility("hidden")));
 NSM_ENTRY_DECL(Bcast)

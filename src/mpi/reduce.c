@@ -27,9 +27,15 @@ NSM_BODY int accelerated_Reduce(const void *sendbuf, void *recvbuf, int count, M
              nsm_op_ok(op) && nsm_is_named(type);
     nsm_state_t *s = ok ? nsm_get_state(comm) : NULL;
     if (!s || root < 0 || root >= s->size || (size_t)count * (size_t)extent > s->max[NSM_OP_REDUCE] ||
-        (count > 0 && (size_t)count * (size_t)extent < s->min[NSM_OP_REDUCE]))
+        (count > 0 && (size_t)count * (size_t)extent < s->min[NSM_OP_REDUCE])) {
+        NSM_HAND(NSM_OP_REDUCE, comm, s, ok, count >= 0 && extent > 0 ? (long long)count * extent : -1,
+                 !nsm_op_ok(op) ? NSM_WHY_OP : ok ? NSM_WHY_ARGS : NSM_WHY_DATATYPE);
         return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
-    if (count == 0) return MPI_SUCCESS;
+    }
+    if (count == 0) {
+        NSM_WHY(NSM_WHY_EMPTY);
+        return MPI_SUCCESS;
+    }
     const size_t bytes = (size_t)count * (size_t)extent;
     const int is_root = s->rank == root, multi = s->n_nodes > 1;
     const int root_node = s->node_of[root], root_here = root_node == s->my_node;
@@ -79,9 +85,15 @@ NSM_BODY int accelerated_Reduce(const void *sendbuf, void *recvbuf, int count, M
 }
 
 /* The entry, frame-less (see MPI_Bcast). */
+NSM_STATS_TWIN(Reduce, NSM_OP_REDUCE,
+               (const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                MPI_Comm comm),
+               (sendbuf, recvbuf, count, type, op, root, comm), nsm_stat_bytes(count, type))
+
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                MPI_Comm comm)
 {
+    if (NSM_STATS_ON) return stats_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
     if (nsm_known_outside(NSM_OP_REDUCE, count, type))
         return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
     return accelerated_Reduce(sendbuf, recvbuf, count, type, op, root, comm);

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type,
-                             MPI_Op op, MPI_Comm comm)
+NSM_BODY int accelerated_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                              MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
     nsm_state_t *s = nsm_op_max(NSM_OP_REDUCE_SCATTER_BLOCK) ? nsm_get_state(comm) : NULL;
     MPI_Aint lb = 0, extent = 0;
@@ -28,8 +28,16 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
         ok = lb == 0 && extent > 0 &&
              (size_t)recvcount * (size_t)extent * (size_t)s->size <= s->max[NSM_OP_REDUCE_SCATTER_BLOCK];
     }
-    if (!ok) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
-    if (recvcount == 0) return MPI_SUCCESS;
+    if (!ok) {
+        NSM_HAND(NSM_OP_REDUCE_SCATTER_BLOCK, comm, s, 1,
+                 s && recvcount >= 0 && extent > 0 ? (long long)recvcount * extent * s->size : -1,
+                 !nsm_op_ok(op) ? NSM_WHY_OP : NSM_WHY_DATATYPE);
+        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
+    }
+    if (recvcount == 0) {
+        NSM_WHY(NSM_WHY_EMPTY);
+        return MPI_SUCCESS;
+    }
     const size_t block = (size_t)recvcount * (size_t)extent;
     uint64_t seq = nsm_begin(s, NSM_OP_REDUCE_SCATTER_BLOCK);
     char *slot = nsm_slot(s, s->node_rank);
@@ -60,5 +68,17 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
     memcpy(recvbuf, s->result + (size_t)s->node_rank * block, block);
     nsm_store(&NSM_MY(s)->done, seq);
     return MPI_SUCCESS;
+}
+
+NSM_STATS_TWIN(Reduce_scatter_block, NSM_OP_REDUCE_SCATTER_BLOCK,
+               (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm),
+               (sendbuf, recvbuf, recvcount, type, op, comm),
+               nsm_stat_bytes((long long)recvcount * nsm_stat_ranks(comm), type))
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type,
+                             MPI_Op op, MPI_Comm comm)
+{
+    if (NSM_STATS_ON) return stats_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
+    return accelerated_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
 }
 NSM_ENTRY_ALIAS(Reduce_scatter_block)

@@ -158,11 +158,12 @@ NSM_BODY int accelerated_Scatter(const void *sendbuf, int sendcount, MPI_Datatyp
     /* block bytes, before any lookup (a fallback must cost nothing): only the root may pass
      * MPI_IN_PLACE, and its blocks match what every rank receives */
     long long pre = recvbuf == MPI_IN_PLACE ? nsm_bytes(sendcount, sendtype) : nsm_bytes(recvcount, recvtype);
-    nsm_state_t *s = max && pre <= (long long)max && (pre <= 0 || (size_t)pre >= nsm_op_min(NSM_OP_SCATTER))
-                         ? nsm_get_state(comm)
-                         : NULL;
-    if (!s || root < 0 || root >= s->size)
+    int looked = max && pre <= (long long)max && (pre <= 0 || (size_t)pre >= nsm_op_min(NSM_OP_SCATTER));
+    nsm_state_t *s = looked ? nsm_get_state(comm) : NULL;
+    if (!s || root < 0 || root >= s->size) {
+        NSM_HAND(NSM_OP_SCATTER, comm, s, looked, pre, NSM_WHY_ARGS);
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    }
     /* block bytes: the type signatures agree, so every rank computes the same value */
     int at_root = s->rank == root;
     long long b = at_root ? nsm_bytes(sendcount, sendtype) : nsm_bytes(recvcount, recvtype);
@@ -170,9 +171,14 @@ NSM_BODY int accelerated_Scatter(const void *sendbuf, int sendcount, MPI_Datatyp
         return nsm_bad_arg(comm, "MPI_Scatter", at_root ? "sendcount (or sendtype)" : "recvcount (or recvtype)",
                            at_root ? sendcount : recvcount);
     if ((size_t)b > s->max[NSM_OP_SCATTER] || (size_t)b < s->min[NSM_OP_SCATTER] ||
-        (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->stage_bytes))
+        (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->stage_bytes)) {
+        NSM_HAND(NSM_OP_SCATTER, comm, s, 1, b, NSM_WHY_STAGE);
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (b == 0) return MPI_SUCCESS;
+    }
+    if (b == 0) {
+        NSM_WHY(NSM_WHY_EMPTY);
+        return MPI_SUCCESS;
+    }
     blocks_t g = {sendcount, NULL, NULL, 0, 0};
     if (at_root) {
         MPI_Aint lb;
@@ -187,9 +193,16 @@ NSM_BODY int accelerated_Scatter(const void *sendbuf, int sendcount, MPI_Datatyp
 
 /* The entry, frame-less (see MPI_Bcast): only the root may pass MPI_IN_PLACE, and its blocks
  * match what every rank receives. */
+NSM_STATS_TWIN(Scatter, NSM_OP_SCATTER,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm),
+               (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+               recvbuf == MPI_IN_PLACE ? nsm_stat_bytes(sendcount, sendtype) : nsm_stat_bytes(recvcount, recvtype))
+
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (NSM_STATS_ON) return stats_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     int in_place = recvbuf == MPI_IN_PLACE;
     if (nsm_known_outside(NSM_OP_SCATTER, in_place ? sendcount : recvcount, in_place ? sendtype : recvtype))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -203,8 +216,10 @@ NSM_BODY int accelerated_Scatterv(const void *sendbuf, const int sendcounts[], c
     size_t max = nsm_op_max(NSM_OP_SCATTERV);
     nsm_state_t *s = max ? nsm_get_state(comm) : NULL;
     /* one node and a valid root: every rank knows both */
-    if (!s || s->n_nodes > 1 || root < 0 || root >= s->size)
+    if (!s || s->n_nodes > 1 || root < 0 || root >= s->size) {
+        NSM_HAND(NSM_OP_SCATTERV, comm, s, max != 0, -1, s && s->n_nodes > 1 ? NSM_WHY_NODES : NSM_WHY_ARGS);
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    }
     blocks_t g = {0, sendcounts, displs, 0, 0};
     long long mine;
     if (s->rank == root) {
@@ -226,9 +241,18 @@ NSM_BODY int accelerated_Scatterv(const void *sendbuf, const int sendcounts[], c
 }
 
 /* The entry, frame-less (see MPI_Bcast): switched off (Open MPI's default) is a jump. */
+NSM_STATS_TWIN(Scatterv, NSM_OP_SCATTERV,
+               (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+               (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm),
+               recvbuf == MPI_IN_PLACE ? nsm_stat_index(sendcounts, comm, root, sendtype)
+                                       : nsm_stat_bytes(recvcount, recvtype))
+
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (NSM_STATS_ON)
+        return stats_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     if (!nsm_op_max(NSM_OP_SCATTERV))
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return accelerated_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
