@@ -18,6 +18,7 @@
  *   NODESHM_MPI_RING (256), NODESHM_MPI_RING_BYTES (4k)  one node, small messages: how many
  *                                                  calls a root may run ahead (at most 4 MiB of
  *                                                  ring per communicator), up to what size
+ *   NODESHM_MPI_STATS=1|path|path.csv              a per-op report at MPI_Finalize (stats.c)
  *   NODESHM_PES_PER_NODE, NODESHM_SPIN_COUNT       as for the OpenSHMEM side
  * Every rank must see the same values (mpiexec passes the environment to all). */
 #ifndef NODESHM_MPI_CONFIG_H
