@@ -277,7 +277,7 @@ int MPI_Gatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, const
                                 !ic ? "sendcount" : why == NSB_BIG_COUNT ? "a recvcounts[i]" : "a displs[i]",
                                 !ic ? (long long)sc : why == NSB_BIG_COUNT ? (long long)rcs[bad] : (long long)displs[bad]))
         NSB_COUNTED(rc, NSM_OP_GATHERV, nsm_stat_bytes(sc, st),
-                         PMPI_Gatherv_c(sb, sc, st, rb, rcs, displs, rt, root, comm));
+                    PMPI_Gatherv_c(sb, sc, st, rb, rcs, displs, rt, root, comm));
     else
         rc = MPI_ERR_COUNT;
     free(a.mem);
@@ -309,7 +309,7 @@ int MPI_Scatterv_c(const void *sb, const MPI_Count scs[], const MPI_Aint displs[
                                 !ic ? "recvcount" : why == NSB_BIG_COUNT ? "a sendcounts[i]" : "a displs[i]",
                                 !ic ? (long long)rc_ : why == NSB_BIG_COUNT ? (long long)scs[bad] : (long long)displs[bad]))
         NSB_COUNTED(rc, NSM_OP_SCATTERV, nsm_stat_bytes(rc_, rt),
-                         PMPI_Scatterv_c(sb0, scs, displs, st, rb, rc_, rt, root, comm));
+                    PMPI_Scatterv_c(sb0, scs, displs, st, rb, rc_, rt, root, comm));
     else
         rc = MPI_ERR_COUNT;
     free(a.mem);
@@ -337,7 +337,7 @@ int MPI_Allgatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, co
              nsb_library_anyway(comm, NSM_OP_ALLGATHERV, "allgatherv", 0, "MPI_Allgatherv_c", why,
                                 "a displs[i]", (long long)displs[bad]))
         NSB_COUNTED(rc, NSM_OP_ALLGATHERV, nsm_stat_bytes(sc, st),
-                         PMPI_Allgatherv_c(sb, sc, st, rb, rcs, displs, rt, comm));
+                    PMPI_Allgatherv_c(sb, sc, st, rb, rcs, displs, rt, comm));
     else
         rc = MPI_ERR_COUNT;
     free(a.mem);
@@ -363,10 +363,11 @@ int MPI_Alltoallv_c(const void *sb, const MPI_Count scs[], const MPI_Aint sds[],
     if (why == NSB_OK) why = nsb_vector(rcs, rds, a.n, rt, &rbase, rc_, rd, &bad);
     /* a rank that cannot run the body still votes, "too big", so all hand the call over */
     nsm_call_t call;
-    if (NSM_STATS_ON) nsm_stats_enter(&call);
+    const int counting = NSM_STATS_ON; /* the body may switch it on (settings read late) */
+    if (counting) nsm_stats_enter(&call);
     rc = nsm_alltoallv_body(sbase, sc, sd, st, (void *)rbase, rc_, rd, rt, comm, why != NSB_OK);
     if (rc == NSM_HANDED_OVER) rc = PMPI_Alltoallv_c(sb, scs, sds, st, rb, rcs, rds, rt, comm);
-    if (NSM_STATS_ON) {
+    if (counting) {
         MPI_Count n = 0;
         const MPI_Count *counts = sb == MPI_IN_PLACE ? rcs : scs;
         for (int r = 0; counts && r < a.n; r++) n += counts[r] > 0 ? counts[r] : 0;

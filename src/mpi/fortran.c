@@ -180,9 +180,10 @@ typedef MPI_Fint nsf_int; /* INTEGER arguments, by reference */
                 __atomic_store_n(&mpi_routine, fn, __ATOMIC_RELAXED);                              \
             }                                                                                      \
             nsm_call_t c_; /* NODESHM_MPI_STATS: the "fortran" column */                           \
-            if (NSM_STATS_ON) nsm_stats_enter(&c_);                                                \
+            const int counting = NSM_STATS_ON;                                                     \
+            if (counting) nsm_stats_enter(&c_);                                                    \
             fn args;                                                                               \
-            if (NSM_STATS_ON) {                                                                    \
+            if (counting) {                                                                        \
                 c_.why = NSM_WHY_FORTRAN;                                                          \
                 nsm_stats_leave(&c_, NSM_OP_##NAME, 0, 0);                                         \
             }                                                                                      \
