@@ -34,3 +34,88 @@ nodeshm_add_test_executable(kill_victim kill_victim.c)
 nodeshm_add_script_test(NAME host_kill_np4_host2 TIMEOUT 90 ENV NODESHM_VICTIM_SECONDS=80
   COMMAND host_kill.sh 2 4 $<TARGET_FILE:nodeshm_t_kill_victim>)
 set_tests_properties(host_kill_np4_host2 PROPERTIES SKIP_RETURN_CODE 77 LABELS "script;hosts")
+
+# ---- 3 hosts (issue 16): 1 or 2 PEs per host (np3, np6), and uneven hosts (np5: 2+2+1) ----
+# Three nodes make a leaders' communicator of three, which two cannot: rings and trees with a
+# middle, a root node that is neither first nor last, a node with one PE only (np3, np5). The
+# uneven hosts for the collectives and teams only, whose leaders' paths depend on node sizes.
+# Generous limits: under a load of 60 on 2 cores rma_np5_host3 took 356 s (MPICH).
+foreach(_t rma amo signal teams coll p2p_sync)
+  set(_np 3 6)
+  if(_t STREQUAL "coll" OR _t STREQUAL "teams")
+    list(APPEND _np 5)
+  endif()
+  nodeshm_add_mpi_test(NAME ${_t} SOURCES ${_t}.c NP ${_np} HOSTS 3 TIMEOUT 600)
+endforeach()
+
+# kill -9 of a PE on one of 3 hosts: the job ends on all three, nothing left on any.
+nodeshm_add_script_test(NAME host_kill_np6_host3 TIMEOUT 120 ENV NODESHM_VICTIM_SECONDS=110
+  COMMAND host_kill.sh 3 6 $<TARGET_FILE:nodeshm_t_kill_victim>)
+set_tests_properties(host_kill_np6_host3 PROPERTIES SKIP_RETURN_CODE 77 LABELS "script;hosts")
+
+# ---- libnodeshm_mpi on hosts: every intercepted collective against PMPI_* across real nodes ----
+# NODESHM_PES_PER_NODE unset: the nodes are MPI's, so the node leaders talk over MPI's network
+# path (TCP) while the library's own collectives take its between-node algorithms. 2 hosts x 2
+# ranks, 3 hosts x 2 and 2 hosts x 4, with each group's settings (tests/mpi*.cmake: this file is
+# read last).
+if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
+  set(_host_shapes "4 2" "6 3" "8 2")
+  foreach(_shape IN LISTS _host_shapes)
+    separate_arguments(_shape)
+    list(GET _shape 0 _np)
+    list(GET _shape 1 _k)
+    nodeshm_add_mpi_test(NAME mpi_coll NP ${_np} HOSTS ${_k} ARGS --expect-accel TIMEOUT 600
+                         ENV ${accel_env})
+    nodeshm_add_mpi_test(NAME mpi_coll_gather NP ${_np} HOSTS ${_k} ARGS --expect-accel
+                         TIMEOUT 300 ENV ${gather_env})
+    nodeshm_add_mpi_test(NAME mpi_coll_reduce NP ${_np} HOSTS ${_k} ARGS --expect-accel
+                         TIMEOUT 300 ENV ${reduce_env})
+    nodeshm_add_mpi_test(NAME mpi_bigcount NP ${_np} HOSTS ${_k} TIMEOUT 300
+                         PASS_REGEX "mpi_bigcount: PASS" ENV ${bigcount_env})
+    nodeshm_add_mpi_test(NAME mpi_shared NP ${_np} HOSTS ${_k} TIMEOUT 300)
+    nodeshm_add_mpi_test(NAME mpi_min_scope NP ${_np} HOSTS ${_k} TIMEOUT 300)
+  endforeach()
+  # the interposer through LD_PRELOAD into a plain MPI program, and into mpi4py
+  add_test(NAME mpi_coll_preload_np4_host2
+    COMMAND "${NODESHM_OSHRUN}" --hosts 2 -np 4 "${NODESHM_ENV_PROGRAM}"
+            "LD_PRELOAD=$<TARGET_FILE:nodeshm_mpi>" $<TARGET_FILE:nodeshm_t_mpi_coll_plain>
+            --expect-accel)
+  set_tests_properties(mpi_coll_preload_np4_host2 PROPERTIES TIMEOUT 300
+    LABELS "mpi;hosts;np4" SKIP_RETURN_CODE 77 ENVIRONMENT "${accel_env}")
+  if(NODESHM_MPI4PY_PYTHON)
+    add_test(NAME mpi4py_coll_preload_np4_host2
+      COMMAND "${NODESHM_OSHRUN}" --hosts 2 -np 4 "${NODESHM_ENV_PROGRAM}"
+              "LD_PRELOAD=$<TARGET_FILE:nodeshm_mpi>" "${NODESHM_MPI4PY_PYTHON}"
+              "${CMAKE_CURRENT_SOURCE_DIR}/mpi4py_coll.py" --expect ${NODESHM_MPI_FLAVOR})
+    set_tests_properties(mpi4py_coll_preload_np4_host2 PROPERTIES TIMEOUT 300
+      LABELS "mpi;hosts;np4" SKIP_RETURN_CODE 77
+      PASS_REGULAR_EXPRESSION "mpi4py_coll: [0-9]+ ranks: .*PASS"
+      SKIP_REGULAR_EXPRESSION "mpi4py_coll: SKIP" ENVIRONMENT "${_mpi4py_env}")
+  endif()
+
+  # The node-shared data examples (examples/): one table per host, filled by its first rank and
+  # read by all of its ranks. The C example prints the sum unchecked: the regex holds the exact
+  # sum of i/2 over i < 100000 with i mod 7 < np (np 4: 1428571428.0, np 6: 2142850000.0).
+  foreach(_shape "4;2;1428571428\\.0" "6;3;2142850000\\.0")
+    list(GET _shape 0 _np)
+    list(GET _shape 1 _k)
+    list(GET _shape 2 _sum)
+    add_test(NAME example_replicated_table_np${_np}_host${_k}
+      COMMAND "${NODESHM_OSHRUN}" --hosts ${_k} -np ${_np}
+              $<TARGET_FILE:nodeshm-example-replicated_table>)
+    set_tests_properties(example_replicated_table_np${_np}_host${_k} PROPERTIES TIMEOUT 120
+      LABELS "mpi;hosts;np${_np}" SKIP_RETURN_CODE 77
+      PASS_REGULAR_EXPRESSION "replicated_table: sum ${_sum}, [1-9][0-9]* collective calls")
+  endforeach()
+  if(NODESHM_FORTRAN_ENABLED)
+    set(_ex_env "NODESHM_MPI_BCAST_MAX=128k")
+    if(NODESHM_MPI_FLAVOR STREQUAL "openmpi")
+      list(APPEND _ex_env "OMPI_MCA_osc=^ucx,rdma") # as examples/CMakeLists.txt
+    endif()
+    add_test(NAME example_replicated_table_f_np4_host2
+      COMMAND "${NODESHM_OSHRUN}" --hosts 2 -np 4 $<TARGET_FILE:nodeshm-example-replicated_table_f>)
+    set_tests_properties(example_replicated_table_f_np4_host2 PROPERTIES TIMEOUT 120
+      LABELS "mpi;hosts;np4;fortran" SKIP_RETURN_CODE 77 ENVIRONMENT "${_ex_env}"
+      PASS_REGULAR_EXPRESSION "replicated_table_f: sum [0-9.]+, [1-9][0-9]* collective calls")
+  endif()
+endif()

@@ -137,8 +137,13 @@ for it in range(20):
 # Every buffer collective, N calls each, counted per op.  Counts are the same on all ranks
 # (drawn from the shared seed), data fresh per call; values checked against Python's.
 N = 10
+# nodes: MPI's (emulated hosts: oshrun --hosts), each cut into pseudo-nodes of
+# NODESHM_PES_PER_NODE ranks; one per first rank of a (pseudo-)node
 ppn = int(os.environ.get("NODESHM_PES_PER_NODE", "0") or 0)
-n_nodes = (size + ppn - 1) // ppn if ppn > 0 else 1  # one machine (mpiexec runs here)
+machine = comm.Split_type(MPI.COMM_TYPE_SHARED, key=rank)
+local = machine.Get_rank()
+machine.Free()
+n_nodes = comm.allreduce(int(local % ppn == 0 if ppn > 0 else local == 0), op=MPI.SUM)
 shared = random.Random(seed * 7 + 1)
 
 

@@ -395,10 +395,16 @@ int main(int argc, char **argv)
             return 0;
         }
     mpi_check_seed();
-    /* nodes: one machine, cut into pseudo-nodes of NODESHM_PES_PER_NODE ranks */
+    /* nodes: MPI's (emulated hosts: oshrun --hosts), each cut into pseudo-nodes of
+     * NODESHM_PES_PER_NODE ranks; one per first rank of a (pseudo-)node */
     const char *ppn_env = getenv("NODESHM_PES_PER_NODE");
-    int ppn = ppn_env && atoi(ppn_env) > 0 ? atoi(ppn_env) : size;
-    n_nodes = (size + ppn - 1) / ppn;
+    int ppn = ppn_env && atoi(ppn_env) > 0 ? atoi(ppn_env) : size, local, first;
+    MPI_Comm physical;
+    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &physical);
+    PMPI_Comm_rank(physical, &local);
+    PMPI_Comm_free(&physical);
+    first = local % ppn == 0;
+    PMPI_Allreduce(&first, &n_nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     acc_op = (long (*)(const char *))dlsym(RTLD_DEFAULT, "nodeshm_mpi_accelerated_op");
     acc_all = (long (*)(void))dlsym(RTLD_DEFAULT, "nodeshm_mpi_accelerated");
     if (!rank) printf("mpi_bigcount: %d ranks, %d node(s), seed %llu (NODESHM_TEST_SEED replays)\n", size, n_nodes,

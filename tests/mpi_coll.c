@@ -306,7 +306,9 @@ static void test_gather(MPI_Comm comm, const char *cname)
     size_t cnt = (size_t)size * 2 + 2;
     double *a = calloc(cnt, sizeof(double)), *b = calloc(cnt, sizeof(double));
     MPI_Gather(s, 2, MPI_DOUBLE, a, 1, two_r, 0, comm);
-    PMPI_Gather(s, 2, MPI_DOUBLE, b, 1, two_r, 0, comm);
+    /* The reference is built here, not by PMPI_Gather: Open MPI 5.0.11's own leaves the root's
+     * second double unwritten between nodes (coll/han; 2 emulated hosts x 2, right with ^han). */
+    for (int r = 0; r < size; r++) b[2 * r] = r + 0.25, b[2 * r + 3] = -r - 0.5;
     if (rank == 0) CHECK(memcmp(a, b, cnt * sizeof(double)) == 0, "%s: MPI_Gather into a strided type", cname);
     MPI_Type_free(&two_r);
     MPI_Type_free(&two);
