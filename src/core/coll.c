@@ -59,7 +59,10 @@
  * broadcast  node members of the root's node copy straight from the root's source; the root's
  *            node leader MPI_Bcasts from the root's source (a local pointer) to the other
  *            leaders' dest; after a node sync their node peers copy from their leader's dest.
- * reduce     each node member reduces a contiguous, cache-line aligned slice of the array across
+ * reduce     up to NODESHM_COLL_NODES_REDUCE_MAX: coll_nodes.c (the leader reduces its node's
+ *            sources in member order, MPI_Allreduce in place with the other leaders, fills its
+ *            peers' dests).  Larger:
+ *            each node member reduces a contiguous, cache-line aligned slice of the array across
  *            all node peers' sources into the leader's dest (every core works, no root loop);
  *            single node: it also copies its slice into every peer's dest, and that is all;
  *            else node sync, leaders MPI_Allreduce(MPI_IN_PLACE) on dest, node sync, peers copy
@@ -628,8 +631,8 @@ static int mpi_op(const char *call, MPI_Op *op)
     return NODESHM_OK;
 }
 
-static int allreduce_inplace(const char *call, void *buf, size_t count, size_t elem,
-                             MPI_Datatype dtype, MPI_Op op, MPI_Comm comm)
+int nodeshm_coll_allreduce_inplace(const char *call, void *buf, size_t count, size_t elem,
+                                   MPI_Datatype dtype, MPI_Op op, MPI_Comm comm)
 {
     int rc = mpi_op(call, &op);
     if (rc) return rc;
@@ -726,6 +729,10 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
         reduce_node(t, x, dest, src, count, elem, fn, 0, t->node_n_pes - 1, NULL);
         return NODESHM_OK;
     }
+    if (t->n_nodes > 1 && nbytes <= NODESHM_COLL_NODES_REDUCE_MAX) { /* leaders only: coll_nodes.c */
+        user_fn = fn;
+        return nodeshm_coll_nodes_reduce(call, t, leaders, e, dest, src, count, elem, fn, dtype, op);
+    }
     int n = t->node_n_pes, me = t->node_my_pe;
     int leader = me == 0;
     node_sync(t, e + 1);
@@ -755,7 +762,7 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
     if (t->n_nodes > 1) {
         node_sync(t, e + 2);
         user_fn = fn;
-        if (leader) rc = allreduce_inplace(call, dest, count, elem, dtype, op, leaders);
+        if (leader) rc = nodeshm_coll_allreduce_inplace(call, dest, count, elem, dtype, op, leaders);
         node_sync(t, e + 3);
         if (!leader) memcpy(dest, out, nbytes);
     }

@@ -194,3 +194,25 @@ int nodeshm_coll_nodes_alltoall(const char *call, nodeshm_team_t *t, MPI_Comm le
     free(dsp);
     return rc;
 }
+
+int nodeshm_coll_nodes_reduce(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e,
+                              void *dest, const void *src, size_t count, size_t elem,
+                              void (*fn)(void *out, const void *a, const void *b, size_t n),
+                              MPI_Datatype dtype, MPI_Op op)
+{
+    if (t->node_my_pe != 0) return released_rc(peer_turn(t, e, 0, 0));
+    leader_gather(t, e);
+    int np = t->node_n_pes;
+    size_t nbytes = count * elem;
+    /* my node's sources in member order (out may be the first operand: dest == src is fine) */
+    if (np == 1) {
+        if (dest != src) memcpy(dest, src, nbytes);
+    } else {
+        fn(dest, src, at_member(t, src, 1), count);
+        for (int k = 2; k < np; k++) fn(dest, dest, at_member(t, src, k), count);
+    }
+    int rc = nodeshm_coll_allreduce_inplace(call, dest, count, elem, dtype, op, leaders);
+    for (int k = 1; !rc && k < np; k++) memcpy(at_member(t, dest, k), dest, nbytes);
+    leader_release(t, e, rc, 0);
+    return rc;
+}

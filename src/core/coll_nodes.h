@@ -34,6 +34,19 @@ int nodeshm_coll_nodes_alltoall(const char *call, nodeshm_team_t *t, MPI_Comm le
                                 void *dest, const void *src, size_t dst, size_t sst,
                                 size_t nelems, size_t elem);
 
+/* Several nodes, reductions of at most NODESHM_COLL_NODES_REDUCE_MAX bytes: the leader reduces
+ * its node's sources (member order), the leaders' MPI_Allreduce in place, the leader fills its
+ * peers' dests; epochs e + 1 .. e + 2.  Larger: coll.c's split over the node's members.  The
+ * caller has set the user op's kernel (fn) for op = MPI_OP_NULL. */
+#define NODESHM_COLL_NODES_REDUCE_MAX ((size_t)16 << 10)
+int nodeshm_coll_nodes_reduce(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e,
+                              void *dest, const void *src, size_t count, size_t elem,
+                              void (*fn)(void *out, const void *a, const void *b, size_t n),
+                              MPI_Datatype dtype, MPI_Op op);
+/* coll.c: MPI_Allreduce(MPI_IN_PLACE) of buf on comm, op MPI_OP_NULL: the caller's kernel. */
+int nodeshm_coll_allreduce_inplace(const char *call, void *buf, size_t count, size_t elem,
+                                   MPI_Datatype dtype, MPI_Op op, MPI_Comm comm);
+
 /* Local pointer to symmetric `addr` on team member `member` (on my node).  The caller checked
  * `addr` on itself already, so this cannot fail. */
 static inline char *at_member(const nodeshm_team_t *t, const void *addr, int node_member)
