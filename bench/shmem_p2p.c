@@ -18,7 +18,11 @@
  * runs: no cache-line or CMA rows, and two more tests, rma_put and rma_get: blocking
  * shmem_putmem + shmem_quiet and shmem_getmem beside MPI_Put / MPI_Get + MPI_Win_flush on the
  * library's own window (white box: core/remote.h) and memcpy, sizes doubling from 1 MiB (x4
- * below).  The other tables stop at 1 MiB there; rma_* go up to -m max (e.g. -m 1M:64M). */
+ * below).  The other tables stop at 1 MiB there; rma_* go up to -m max (e.g. -m 1M:64M).
+ * Also there: rma_signal (blocking put-with-signal: shmem_putmem_signal + quiet beside MPI_Put +
+ * MPI_Accumulate(MPI_REPLACE) of the signal word + flush, same window) and rma_amo, 8 bytes
+ * (fetch_add beside MPI_Fetch_and_op + flush, add + quiet beside MPI_Accumulate + flush, each
+ * per operation, on the same window). */
 #include <mpi.h>
 #include <shmem.h>
 #include <shmemx.h>
@@ -45,6 +49,7 @@ static uint64_t line_a[8], line_b[8]; /* symmetric, one cache line each */
 static int remote_pair;             /* PE 1 is on another (pseudo-)node: the MPI path */
 static MPI_Win ns_win;              /* the library's window over the heap (remote_pair) */
 static MPI_Aint ns_src, ns_dst;     /* sym_src, sym_dst: displacements in ns_win */
+static MPI_Aint ns_amo, ns_sig;     /* amo_target[0], [1] (the signal word): the same */
 
 typedef double (*measure_fn)(size_t size, long iters); /* seconds per operation (PE 0) */
 
@@ -284,6 +289,112 @@ static double rma_mpi_get(size_t size, long iters)
     return dt;
 }
 
+/* Between nodes, per operation and blocking, on the library's own window: put-with-signal
+ * (the data, then the signal word, complete at the target) and 8-byte atomics, nodeshm beside
+ * the MPI calls a program of that library would make. */
+static uint64_t *amo_target; /* symmetric: [0] the atomics' word, [1] rma_signal's signal */
+static double rma_nodeshm_signal(size_t size, long iters)
+{
+    unsigned long t = take_turns(iters);
+    uint64_t seq = ++rma_seq;
+    sync_shmem();
+    double t0 = bench_now();
+    if (me == 0)
+        for (long i = 0; i < iters; i++) {
+            shmem_putmem_signal(SDST(t + i), PSRC(t + i), size, &amo_target[1], (uint64_t)i,
+                                SHMEM_SIGNAL_SET, 1);
+            shmem_quiet();
+        }
+    double dt = (bench_now() - t0) / (double)iters;
+    rma_nodeshm_end(seq);
+    sync_shmem();
+    return dt;
+}
+
+static double rma_mpi_signal(size_t size, long iters)
+{
+    unsigned long t = take_turns(iters);
+    sync_mpi();
+    double t0 = bench_now();
+    if (me == 0)
+        for (long i = 0; i < iters; i++) {
+            uint64_t v = (uint64_t)i;
+            MPI_Put(PSRC(t + i), (int)size, MPI_BYTE, 1, ns_dst + (MPI_Aint)bench_slot_off(&r_sdst, t + i),
+                    (int)size, MPI_BYTE, ns_win);
+            MPI_Accumulate(&v, 1, MPI_UINT64_T, 1, ns_sig, 1, MPI_UINT64_T, MPI_REPLACE, ns_win);
+            MPI_Win_flush(1, ns_win);
+        }
+    double dt = (bench_now() - t0) / (double)iters;
+    rma_mpi_end(++rma_seq);
+    sync_mpi();
+    return dt;
+}
+
+static double rma_nodeshm_fadd(size_t size, long iters)
+{
+    (void)size;
+    uint64_t seq = ++rma_seq;
+    sync_shmem();
+    double t0 = bench_now();
+    if (me == 0)
+        for (long i = 0; i < iters; i++) (void)shmem_uint64_atomic_fetch_add(amo_target, 1, 1);
+    double dt = (bench_now() - t0) / (double)iters;
+    rma_nodeshm_end(seq);
+    sync_shmem();
+    return dt;
+}
+
+static double rma_mpi_fop(size_t size, long iters)
+{
+    (void)size;
+    uint64_t one = 1, old;
+    sync_mpi();
+    double t0 = bench_now();
+    if (me == 0)
+        for (long i = 0; i < iters; i++) {
+            MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, 1, ns_amo, MPI_SUM, ns_win);
+            MPI_Win_flush(1, ns_win);
+        }
+    double dt = (bench_now() - t0) / (double)iters;
+    rma_mpi_end(++rma_seq);
+    sync_mpi();
+    return dt;
+}
+
+static double rma_nodeshm_add(size_t size, long iters)
+{
+    (void)size;
+    uint64_t seq = ++rma_seq;
+    sync_shmem();
+    double t0 = bench_now();
+    if (me == 0)
+        for (long i = 0; i < iters; i++) {
+            shmem_uint64_atomic_add(amo_target, 1, 1);
+            shmem_quiet();
+        }
+    double dt = (bench_now() - t0) / (double)iters;
+    rma_nodeshm_end(seq);
+    sync_shmem();
+    return dt;
+}
+
+static double rma_mpi_acc(size_t size, long iters)
+{
+    (void)size;
+    uint64_t one = 1;
+    sync_mpi();
+    double t0 = bench_now();
+    if (me == 0)
+        for (long i = 0; i < iters; i++) {
+            MPI_Accumulate(&one, 1, MPI_UINT64_T, 1, ns_amo, 1, MPI_UINT64_T, MPI_SUM, ns_win);
+            MPI_Win_flush(1, ns_win);
+        }
+    double dt = (bench_now() - t0) / (double)iters;
+    rma_mpi_end(++rma_seq);
+    sync_mpi();
+    return dt;
+}
+
 /* CMA: PE 0 copies PE 1's private buffer (its address exchanged at start) into its own */
 static const nodeshm_copy_peer_t *cma_peer;
 static uint64_t cma_remote; /* symmetric: PE 1's priv_src */
@@ -419,7 +530,6 @@ static double mpi_sendrecv_bibw(size_t size, long iters)
     return (bench_now() - t0) / (double)(iters * 2 * WINDOW);
 }
 
-static uint64_t *amo_target;
 static double shmem_fadd_rate(size_t size, long iters)
 {
     (void)size;
@@ -625,7 +735,7 @@ int main(int argc, char **argv)
     }
     sym_src = shmem_malloc(total);
     sym_dst = shmem_malloc(total);
-    amo_target = shmem_calloc(1, sizeof *amo_target);
+    amo_target = shmem_calloc(2, sizeof *amo_target);
     priv_src = malloc(total);
     priv_dst = malloc(total);
     if (!sym_src || !sym_dst || !amo_target || !priv_src || !priv_dst) {
@@ -648,15 +758,19 @@ int main(int argc, char **argv)
     int far = me == 0 && shmem_team_translate_pe(SHMEM_TEAM_WORLD, 1, SHMEM_TEAM_SHARED) < 0;
     MPI_Allreduce(&far, &remote_pair, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (remote_pair) {
-        nodeshm_target_t ts, td;
+        nodeshm_target_t ts, td, ta;
         if (nodeshm_resolve("nodeshm-bench-p2p", "sym_src", sym_src, total, 1, &ts) ||
             nodeshm_resolve("nodeshm-bench-p2p", "sym_dst", sym_dst, total, 1, &td) ||
-            ts.seg != td.seg || (ns_win = nodeshm_remote_window(ts.seg)) == MPI_WIN_NULL) {
+            nodeshm_resolve("nodeshm-bench-p2p", "amo_target", amo_target, 16, 1, &ta) ||
+            ts.seg != td.seg || ts.seg != ta.seg ||
+            (ns_win = nodeshm_remote_window(ts.seg)) == MPI_WIN_NULL) {
             if (me == 0) bench_note("nodeshm-bench-p2p", "PE 1 is remote but the library has no window");
             shmem_global_exit(1);
         }
         ns_src = (MPI_Aint)ts.off;
         ns_dst = (MPI_Aint)td.off;
+        ns_amo = (MPI_Aint)ta.off;
+        ns_sig = ns_amo + (MPI_Aint)sizeof(uint64_t);
     }
     /* the MPI path: the other tables stop at 1 MiB (their windows of 16 would move GiBs);
      * rma_put / rma_get go on to max */
@@ -766,6 +880,31 @@ int main(int argc, char **argv)
               "nodeshm's window, memcpy", rput, 3, min, max, 1000, 0, (size_t)1 << 20);
         sweep("rma_get", "Between nodes, blocking get (us): shmem_getmem, MPI_Get+flush on "
               "nodeshm's window, memcpy", rget, 3, min, max, 1000, 0, (size_t)1 << 20);
+        const mech_t rsig[] = {{"shmem_putmem_signal+quiet", "nodeshm_put_signal", rma_nodeshm_signal},
+                               {"MPI_Put+Accumulate+flush, same window", "mpi_put_signal",
+                                rma_mpi_signal}};
+        sweep("rma_signal", "Between nodes, blocking put-with-signal (us): shmem_putmem_signal+"
+              "quiet, MPI_Put+MPI_Accumulate(REPLACE)+flush on nodeshm's window", rsig, 2, min,
+              small_max, 1000, 0, SIZE_MAX);
+        if (!opt.cold) {
+            const mech_t ramo[] = {{"shmem_uint64_atomic_fetch_add", "nodeshm_fetch_add", rma_nodeshm_fadd},
+                                   {"MPI_Fetch_and_op+flush, same window", "mpi_fetch_and_op",
+                                    rma_mpi_fop},
+                                   {"shmem_uint64_atomic_add+quiet", "nodeshm_add", rma_nodeshm_add},
+                                   {"MPI_Accumulate+flush, same window", "mpi_accumulate",
+                                    rma_mpi_acc}};
+            if (me == 0) bench_note("nodeshm-bench-p2p", "rma_amo 8 bytes");
+            measure(ramo, 4, 8, opt.iters > 0 ? opt.iters : bench_iters(2000), st);
+            if (me == 0 && opt.csv)
+                for (int k = 0; k < 4; k++) bench_row("rma_amo", ramo[k].csv, 8, NULL, npes, st[k]);
+            else if (me == 0) {
+                printf("\n# Between nodes, blocking 64-bit atomics on nodeshm's window\n# %-42s "
+                       "%12s %12s\n", "Operation", "Latency (us)", "vs first");
+                for (int k = 0; k < 4; k++)
+                    printf("  %-42s %12.3f %11.2fx\n", ramo[k].name, st[k].median * 1e6,
+                           st[k].median / st[k & 2].median);
+            }
+        }
     }
 
     /* 5. atomics */

@@ -35,6 +35,18 @@ nodeshm_add_script_test(NAME bench_cli_pairs_np4 TIMEOUT 300 ENV ${_bench_env}
 # between pseudo-nodes: p2p's rma_put / rma_get (nodeshm beside MPI on the library's window)
 nodeshm_add_script_test(NAME bench_rma_ppn1 TIMEOUT 300 ENV ${_bench_env}
   COMMAND bench_rma.sh)
+# on emulated hosts (nodeshm-bench --hosts 2): every row tagged <test>_hosts2; p2p's pair on two
+# hosts (its between-node tables: put, get, put-with-signal, atomics beside MPI on the library's
+# window), the collectives of both faces at 2 hosts x 2 PEs.  Skipped (77) without namespaces.
+foreach(_h p2p:2 coll:4)
+  string(REPLACE ":" ";" _h "${_h}")
+  list(GET _h 0 _sub)
+  list(GET _h 1 _np)
+  nodeshm_add_script_test(NAME bench_cli_${_sub}_np${_np}_host2 TIMEOUT 300 ENV ${_bench_env}
+    COMMAND bench_cli.sh ${_sub} ${_np} 2)
+  set_tests_properties(bench_cli_${_sub}_np${_np}_host2 PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "script;hosts")
+endforeach()
 
 nodeshm_add_test_executable(bench_tuning bench_tuning.c)
 set(_tuning_env BENCH_TUNING_PROG=$<TARGET_FILE:nodeshm_t_bench_tuning>)

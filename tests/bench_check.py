@@ -10,6 +10,9 @@ Timing values are never compared with each other: the machine is shared and nois
   bench_check.py tuning FILE            prints the NAME=VALUE settings of a tuning file
   bench_check.py cold SUBCOMMAND FILE   the --json document of `SUBCOMMAND --cold`: only
                                         <test>_cold tests, the expected ones and mechanisms
+  bench_check.py hosts SUBCOMMAND K FILE  the --json document of `SUBCOMMAND --hosts K`: every
+                                        run on K hosts, only <test>_hosts<K> tests (each row
+                                        hosts K), the expected ones and mechanisms
 Exit status 0 when every check passed; each failure is printed."""
 import csv
 import json
@@ -107,6 +110,35 @@ def check_cold(sub, path):
     for run in doc.get("runs", []):
         check("--cold" in run.get("args", []), "%s: run %s without --cold: %s" % (
             path, run.get("program"), run.get("args")))
+
+
+# --hosts K with 1 PE per host (p2p: PE 1 on another host): the between-node tables too
+EXPECT_HOSTS = {
+    "p2p": {"rma_put": {"nodeshm_put", "mpi_put", "memcpy"},
+            "rma_get": {"nodeshm_get", "mpi_get", "memcpy"},
+            "rma_signal": {"nodeshm_put_signal", "mpi_put_signal"},
+            "rma_amo": {"nodeshm_fetch_add", "mpi_fetch_and_op", "nodeshm_add", "mpi_accumulate"},
+            "pingpong": {"nodeshm_put_signal", "mpi_send"}},
+    "coll": {"fcollect": {"nodeshm", "mpi_lib"}, "alltoall": {"nodeshm", "mpi_lib"},
+             "allgather": {"nodeshm", "mpi_lib"}, "team_sync": {"nodeshm", "mpi_lib"}},
+}
+
+
+def check_hosts(sub, k, path):
+    doc = check_json(sub, path, expect=False)
+    if not doc:
+        return
+    rows, suffix = doc.get("rows", []), "_hosts%d" % k
+    check(rows, "%s: no rows" % path)
+    bad = sorted({r["test"] for r in rows if not r["test"].endswith(suffix) or r.get("hosts") != k})
+    check(not bad, "%s: --hosts %d rows without %s / hosts %d: %s" % (path, k, suffix, k, bad))
+    for run in doc.get("runs", []):
+        check(run.get("hosts") == k and run.get("status") == "ok",
+              "%s: run %s: hosts %s, %s: %s" % (path, run.get("program"), run.get("hosts"),
+                                                run.get("status"), run.get("note")))
+    for test, mechs in EXPECT_HOSTS.get(sub, {}).items():
+        got = {r["mechanism"] for r in rows if r["test"] == test + suffix}
+        check(mechs <= got, "%s: %s lacks mechanisms %s" % (path, test + suffix, sorted(mechs - got)))
 
 
 def check_json(sub, path, expect=True):
@@ -258,6 +290,8 @@ def main(argv):
         check_report(argv[1], argv[2])
     elif mode == "cold":
         check_cold(argv[1], argv[2])
+    elif mode == "hosts":
+        check_hosts(argv[1], int(argv[2]), argv[3])
     elif mode == "tuning":
         for n, v in tuning_settings(argv[1]):
             print("%s=%s" % (n, v))

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Usage: bench_cli.sh SUBCOMMAND [NP] | errors
+# Usage: bench_cli.sh SUBCOMMAND [NP [HOSTS]] | errors
 # Runs `nodeshm-bench SUBCOMMAND --quick [-n NP]` (tiny sizes, few iterations) and checks the output's
 # shape and sanity with bench_check.py: --json always; for p2p also --csv and the human tables
 # with -f; for map the matrix and, when matplotlib is there, the heatmap PNGs; for p2p, pairs
 # and dt also --cold (bench_check.py cold: only *_cold tests, the expected mechanisms).
 # `errors`: bad flags get a clear message and exit status 2, from the driver and from a program;
 # --cold where it does not apply, and rings that cannot fit the budget or the symmetric heap.
+# HOSTS: the --json run goes on that many emulated hosts (nodeshm-bench --hosts): every run
+# on them, every row a test <test>_hosts<HOSTS> (never a one-node name), and p2p's between-node
+# tables there; exit 77 (skipped) where this machine cannot make the hosts' namespaces.
 # Never compares timings (shared, noisy machine).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -76,8 +79,19 @@ fi
 export NODESHM_BENCH_QUICK=1
 np=()
 [ -n "${2:-}" ] && np=(-n "$2")
+if [ -n "${3:-}" ]; then # emulated hosts: skipped where oshrun cannot make them
+  out=$(timeout 120 "$OSHRUN" --hosts "$3" -np "$2" true 2>&1); rc=$?
+  [ $rc -eq 77 ] && { echo "$out"; echo "skipped: no emulated hosts here"; exit 77; }
+  [ $rc -eq 0 ] || { echo "FAIL: oshrun --hosts $3 -np $2 true: $rc: $out"; exit 1; }
+  np+=(--hosts "$3")
+fi
 echo "+ $driver $sub --quick -q --json ${np[*]}"
 "$driver" "$sub" --quick -q --json "${np[@]}" >"$tmp/out.json" || { echo "FAIL: exit $?"; fail=1; }
+if [ -n "${3:-}" ]; then
+  run python3 "$check" hosts "$sub" "$3" "$tmp/out.json"
+  [ $fail -eq 0 ] && echo "bench_cli $sub on $3 hosts: PASS"
+  exit $fail
+fi
 if [ ${#np[@]} -gt 0 ]; then # the PE count reached the programs
   python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))

@@ -59,7 +59,10 @@
  * broadcast  node members of the root's node copy straight from the root's source; the root's
  *            node leader MPI_Bcasts from the root's source (a local pointer) to the other
  *            leaders' dest; after a node sync their node peers copy from their leader's dest.
- * reduce     each node member reduces a contiguous, cache-line aligned slice of the array across
+ * reduce     up to NODESHM_COLL_NODES_REDUCE_MAX: coll_nodes.c (the leader reduces its node's
+ *            sources in member order, MPI_Allreduce in place with the other leaders, fills its
+ *            peers' dests).  Larger:
+ *            each node member reduces a contiguous, cache-line aligned slice of the array across
  *            all node peers' sources into the leader's dest (every core works, no root loop);
  *            single node: it also copies its slice into every peer's dest, and that is all;
  *            else node sync, leaders MPI_Allreduce(MPI_IN_PLACE) on dest, node sync, peers copy
@@ -67,16 +70,22 @@
  *            member i only until the second sync.  Between nodes MPI's own op is used, except
  *            where the caller asks for its kernel as an MPI user op (8/16-bit sums and products:
  *            Open MPI's vector ops saturate instead of wrapping).
- * collect    sizes: MPI_Allgather them; every PE pulls its node peers' pieces into its own
- *  fcollect  dest; leaders pack their node's pieces and MPI_Allgatherv the node blocks, unpack,
- *            node sync, peers copy the other nodes' pieces from their leader's dest.
- * alltoall(s) each PE pushes its blocks for node peers straight into their dest; blocks for
- *            other nodes go by one MPI_Alltoallv over the team (zero counts within the node;
- *            strided blocks packed), the simplest correct cross-node exchange.
+ * collect    nodes contiguous in team order: coll_nodes.c (peers arrive, the leader gathers
+ *  fcollect  its node's pieces into its dest, MPI_Allgatherv in place with the other leaders,
+ *            fills its peers' dests, releases them).  Otherwise: sizes MPI_Allgather'ed; every
+ *            PE pulls its node peers' pieces into its own dest; leaders pack their node's pieces
+ *            and MPI_Allgatherv the node blocks, unpack, node sync, peers copy the other nodes'
+ *            pieces from their leader's dest.
+ * alltoall(s) up to NODESHM_COLL_NODES_A2A_MAX of blocks per PE: coll_nodes.c (the leader
+ *            moves its node's blocks, one MPI_Alltoallv of the leaders).  Larger: each PE pushes
+ *            its blocks for node peers straight into their dest; blocks for other nodes go by
+ *            one MPI_Alltoallv over the team (zero counts within the node; strided blocks
+ *            packed).
  * scans      nodes contiguous in team order: each node scans its members through staging, its
  *            leader adds the node total to the leaders' MPI_Exscan, members combine the leader's
  *            result with their partials; else MPI_Scan / MPI_Exscan over the team. */
 #include "core/coll.h"
+#include "core/coll_nodes.h"
 #include "core/env.h"
 #include "core/status.h"
 #include "core/tuning.h"
@@ -149,7 +158,7 @@ static struct leaders_cache {
     MPI_Comm leaders;
 } leaders_cache[NODESHM_TEAM_SLOTS];
 
-static int leaders_comm(const char *call, const nodeshm_team_t *t, MPI_Comm *out)
+int nodeshm_coll_leaders(const char *call, const nodeshm_team_t *t, MPI_Comm *out)
 {
     struct leaders_cache *c = &leaders_cache[t->slot];
     char *heap = nodeshm_rt.seg[NODESHM_SEG_HEAP].base;
@@ -171,60 +180,18 @@ static int leaders_comm(const char *call, const nodeshm_team_t *t, MPI_Comm *out
     return NODESHM_OK;
 }
 
-static int mpi_failed(const char *call, const char *what)
+int nodeshm_coll_mpi_failed(const char *call, const char *what)
 {
     return nodeshm_report(NODESHM_ERR_MPI, call, "%s failed", what);
 }
 
-static int too_big(const char *call, size_t bytes)
+int nodeshm_coll_too_big(const char *call, size_t bytes)
 {
     return nodeshm_report(NODESHM_ERR_ARG, call, "%zu bytes between nodes: more than the %d an MPI "
                                                  "count can hold", bytes, INT_MAX);
 }
 
 /* ---- addresses ------------------------------------------------------------------------------------ */
-/* Local pointer to symmetric `addr` on team member `member` (on my node).  The caller checked
- * `addr` on itself already, so this cannot fail. */
-static inline char *at_member(const nodeshm_team_t *t, const void *addr, int node_member)
-{
-    uintptr_t a = (uintptr_t)addr;
-    for (int s = 0; s < NODESHM_NSEGS; s++) {
-        uintptr_t off = a - (uintptr_t)nodeshm_rt.seg[s].base;
-        if (off < nodeshm_rt.seg[s].size)
-            return nodeshm_rt.seg[s].peer_base[t->node_local[node_member]] + off;
-    }
-    return NULL;
-}
-
-/* Checks that [addr, addr+len) is symmetric (reports otherwise).  A null pointer with nothing
- * to move is fine (OpenSHMEM 1.6: "len is 0, pointer is null: supported"); such a call is still
- * a collective, counted and matched like any other, and nothing dereferences the pointer. */
-static int check_sym(const char *call, const char *what, const void *addr, size_t len)
-{
-    if (len == 0 && addr == NULL) return NODESHM_OK;
-    nodeshm_target_t tg;
-    return nodeshm_resolve(call, what, addr, len ? len : 1, nodeshm_rt.my_pe, &tg);
-}
-
-/* collect's members with nothing to send may pass a null source, so a reader cannot take a
- * peer's source from its own: each member passes on its source as a token (segment, offset),
- * the same symmetric address on every PE; NO_SOURCE for none. */
-#define NO_SOURCE UINT64_MAX
-static uint64_t source_token(const void *addr)
-{
-    for (int s = 0; addr && s < NODESHM_NSEGS; s++) {
-        uintptr_t off = (uintptr_t)addr - (uintptr_t)nodeshm_rt.seg[s].base;
-        if (off < nodeshm_rt.seg[s].size) return (uint64_t)s << 56 | off;
-    }
-    return NO_SOURCE;
-}
-
-/* Local pointer to node member k's copy of the source behind `token` (not NO_SOURCE). */
-static inline const char *token_at_member(const nodeshm_team_t *t, uint64_t token, int node_member)
-{
-    int s = (int)(token >> 56);
-    return nodeshm_rt.seg[s].peer_base[t->node_local[node_member]] + (token & ((1ull << 56) - 1));
-}
 
 /* ---- flags and staging within a node (one-node teams) --------------------------------------- */
 /* Each member has, in this team's slot of its control block, READY_LINE + b (b = the
@@ -387,13 +354,13 @@ int nodeshm_coll_sync(const char *call, nodeshm_team_t *t)
      * in pseudo-node mode, with the origin in MPI_Accumulate (or MPI_Fetch_and_op, or with the
      * window's acc_single_intrinsic) for minutes while its target polled MPI. */
     MPI_Comm leaders;
-    int rc = leaders_comm(call, t, &leaders); /* collective over the team on first need */
+    int rc = nodeshm_coll_leaders(call, t, &leaders); /* collective over the team on first need */
     if (rc) return rc;
     uint64_t epoch = t->epoch + 1;
     t->epoch += 2;
     node_sync(t, epoch); /* my node's stores and flushed puts are done */
     if (leaders != MPI_COMM_NULL && MPI_Barrier(leaders) != MPI_SUCCESS)
-        rc = mpi_failed(call, "MPI_Barrier of the team's node leaders");
+        rc = nodeshm_coll_mpi_failed(call, "MPI_Barrier of the team's node leaders");
     node_sync(t, epoch + 1); /* every node is: the leader releases mine */
     return rc;
 }
@@ -518,7 +485,7 @@ static int bcast_bytes(const char *call, void *buf, size_t n, int root, MPI_Comm
     for (size_t off = 0; off < n; off += chunk) {
         size_t len = n - off < chunk ? n - off : chunk;
         if (MPI_Bcast((char *)buf + off, (int)len, MPI_BYTE, root, comm) != MPI_SUCCESS)
-            return mpi_failed(call, "MPI_Bcast between node leaders");
+            return nodeshm_coll_mpi_failed(call, "MPI_Bcast between node leaders");
     }
     return NODESHM_OK;
 }
@@ -595,7 +562,7 @@ int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, cons
     if (!rc) rc = check_sym(call, "source", src, nbytes);
     if (rc) return rc;
     MPI_Comm leaders = MPI_COMM_NULL;
-    if (t->n_nodes > 1 && (rc = leaders_comm(call, t, &leaders))) return rc;
+    if (t->n_nodes > 1 && (rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;
     uint64_t e = coll_begin(t);
     turn_t x = turn_begin(t, e);
     if (nbytes == 0 || t->n_pes == 1) {
@@ -657,15 +624,15 @@ static int mpi_op(const char *call, MPI_Op *op)
     char *heap = nodeshm_rt.seg[NODESHM_SEG_HEAP].base;
     if (user_op == MPI_OP_NULL || user_op_heap != heap) {
         if (MPI_Op_create(user_op_apply, 1, &user_op) != MPI_SUCCESS)
-            return mpi_failed(call, "MPI_Op_create");
+            return nodeshm_coll_mpi_failed(call, "MPI_Op_create");
         user_op_heap = heap;
     }
     *op = user_op;
     return NODESHM_OK;
 }
 
-static int allreduce_inplace(const char *call, void *buf, size_t count, size_t elem,
-                             MPI_Datatype dtype, MPI_Op op, MPI_Comm comm)
+int nodeshm_coll_allreduce_inplace(const char *call, void *buf, size_t count, size_t elem,
+                                   MPI_Datatype dtype, MPI_Op op, MPI_Comm comm)
 {
     int rc = mpi_op(call, &op);
     if (rc) return rc;
@@ -674,7 +641,7 @@ static int allreduce_inplace(const char *call, void *buf, size_t count, size_t e
         size_t len = count - off < chunk ? count - off : chunk;
         if (MPI_Allreduce(MPI_IN_PLACE, (char *)buf + off * elem, (int)len, dtype, op, comm) !=
             MPI_SUCCESS)
-            return mpi_failed(call, "MPI_Allreduce between node leaders");
+            return nodeshm_coll_mpi_failed(call, "MPI_Allreduce between node leaders");
     }
     return NODESHM_OK;
 }
@@ -754,13 +721,17 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
     int rc = check_reduce_args(call, "nreduce", dest, src, count, elem);
     if (rc) return rc;
     MPI_Comm leaders = MPI_COMM_NULL;
-    if (t->n_nodes > 1 && (rc = leaders_comm(call, t, &leaders))) return rc;
+    if (t->n_nodes > 1 && (rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;
     uint64_t e = coll_begin(t);
     turn_t x = turn_begin(t, e);
     if (count == 0) return NODESHM_OK;
     if (t->n_nodes == 1 && t->n_pes > 1 && nbytes <= REDUCE_EAGER_MAX) {
         reduce_node(t, x, dest, src, count, elem, fn, 0, t->node_n_pes - 1, NULL);
         return NODESHM_OK;
+    }
+    if (t->n_nodes > 1 && nbytes <= NODESHM_COLL_NODES_REDUCE_MAX) { /* leaders only: coll_nodes.c */
+        user_fn = fn;
+        return nodeshm_coll_nodes_reduce(call, t, leaders, e, dest, src, count, elem, fn, dtype, op);
     }
     int n = t->node_n_pes, me = t->node_my_pe;
     int leader = me == 0;
@@ -791,7 +762,7 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
     if (t->n_nodes > 1) {
         node_sync(t, e + 2);
         user_fn = fn;
-        if (leader) rc = allreduce_inplace(call, dest, count, elem, dtype, op, leaders);
+        if (leader) rc = nodeshm_coll_allreduce_inplace(call, dest, count, elem, dtype, op, leaders);
         node_sync(t, e + 3);
         if (!leader) memcpy(dest, out, nbytes);
     }
@@ -816,7 +787,7 @@ static int scan_mpi(const char *call, nodeshm_team_t *t, void *dest, const void 
         int mrc = exclusive ? MPI_Exscan(in, out, len, dtype, op, t->comm)
                             : MPI_Scan(in, out, len, dtype, op, t->comm);
         if (mrc != MPI_SUCCESS)
-            return mpi_failed(call, exclusive ? "MPI_Exscan over the team" : "MPI_Scan over the team");
+            return nodeshm_coll_mpi_failed(call, exclusive ? "MPI_Exscan over the team" : "MPI_Scan over the team");
     }
     if (exclusive && t->my_pe == 0) memset(dest, 0, count * elem);
     return NODESHM_OK;
@@ -839,14 +810,6 @@ static void scan_rounds(nodeshm_team_t *t, void *dest, const void *src, size_t c
     }
 }
 
-/* Whether each node's members are contiguous in team order (node numbers never decrease, as
- * they are given in order of first appearance): then a node's members form one run of the scan. */
-static int nodes_in_blocks(const nodeshm_team_t *t)
-{
-    for (int i = 1; i < t->n_pes; i++)
-        if (t->node_of[i] < t->node_of[i - 1]) return 0;
-    return 1;
-}
 
 /* Several nodes, each a contiguous run of the team: every node scans its own members through
  * staging (member j >= 1 gets contributions 1..j, or 0..j-1 when exclusive) while its leader
@@ -884,7 +847,7 @@ static int scan_nodes(const char *call, nodeshm_team_t *t, MPI_Comm leaders, voi
             int len = (int)(count - off < chunk ? count - off : chunk);
             if (MPI_Exscan(contrib + off * elem, prefix + off * elem, len, dtype, op, leaders) !=
                 MPI_SUCCESS)
-                rc = mpi_failed(call, "MPI_Exscan between node leaders");
+                rc = nodeshm_coll_mpi_failed(call, "MPI_Exscan between node leaders");
         }
         /* the first node's prefix is empty */
         if (!rc && exclusive) {
@@ -915,7 +878,7 @@ int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const voi
     if (t->n_nodes > 1) {
         if (count && nodes_in_blocks(t)) {
             MPI_Comm leaders = MPI_COMM_NULL;
-            if ((rc = leaders_comm(call, t, &leaders))) return rc;
+            if ((rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;
             return scan_nodes(call, t, leaders, dest, src, count, elem, fn, dtype, op, exclusive);
         }
         (void)turn_begin(t, coll_begin(t));
@@ -979,7 +942,12 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
     if (rc) return rc;
     if (t->n_nodes == 1) return collect_node(call, t, turn_begin(t, coll_begin(t)), dest, src, nbytes);
     MPI_Comm leaders = MPI_COMM_NULL;
-    if ((rc = leaders_comm(call, t, &leaders))) return rc;
+    if ((rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;
+    if (nodes_in_blocks(t)) { /* leaders only: coll_nodes.c */
+        uint64_t e = coll_begin(t);
+        (void)turn_begin(t, e);
+        return nodeshm_coll_nodes_collect(call, t, leaders, e, dest, src, nbytes, fixed);
+    }
     size_t *off = malloc(sizeof(size_t) * ((size_t)n + 1));
     if (!off) return nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory for %d PEs", n);
     uint64_t e = coll_begin(t);
@@ -999,7 +967,7 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
         if (MPI_Allgather(mine, 2, MPI_UINT64_T, sizes, 2, MPI_UINT64_T, t->comm) != MPI_SUCCESS) {
             free(off);
             free(sizes);
-            return mpi_failed(call, "MPI_Allgather of the sizes");
+            return nodeshm_coll_mpi_failed(call, "MPI_Allgather of the sizes");
         }
     }
     node_sync(t, e + 1);
@@ -1031,7 +999,7 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
             char *pack = NULL, *recv = NULL;
             if (!counts || !displs || !tot) rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory");
             for (int i = 0; !rc && i < n; i++) tot[t->node_of[i]] += off[i + 1] - off[i];
-            if (!rc && off[n] > INT_MAX) rc = too_big(call, off[n]);
+            if (!rc && off[n] > INT_MAX) rc = nodeshm_coll_too_big(call, off[n]);
             for (int j = 0, acc = 0; !rc && j < nn; j++) {
                 counts[j] = (int)tot[j];
                 displs[j] = acc;
@@ -1051,7 +1019,7 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
                     }
                 if (MPI_Allgatherv(pack, counts[t->my_node], MPI_BYTE, recv, counts, displs,
                                    MPI_BYTE, leaders) != MPI_SUCCESS)
-                    rc = mpi_failed(call, "MPI_Allgatherv between node leaders");
+                    rc = nodeshm_coll_mpi_failed(call, "MPI_Allgatherv between node leaders");
             }
             if (!rc) {
                 size_t *pos = calloc((size_t)nn, sizeof(size_t));
@@ -1085,25 +1053,6 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
 }
 
 /* ---- alltoall(s) ------------------------------------------------------------------------------------- */
-static void copy_block(char *d, size_t dst, const char *s, size_t sst, size_t nelems, size_t elem)
-{
-    if (dst == 1 && sst == 1) {
-        memcpy(d, s, nelems * elem);
-        return;
-    }
-    switch (elem) {
-#define STRIDED(T)                                                                                 \
-    for (size_t k = 0; k < nelems; k++) ((T *)d)[k * dst] = ((const T *)s)[k * sst];               \
-    return;
-    case 1: STRIDED(uint8_t)
-    case 2: STRIDED(uint16_t)
-    case 4: STRIDED(uint32_t)
-    case 8: STRIDED(uint64_t)
-#undef STRIDED
-    default:
-        for (size_t k = 0; k < nelems; k++) memcpy(d + k * dst * elem, s + k * sst * elem, elem);
-    }
-}
 
 /* An alltoall's owner waits for every reader of its source, and when PEs outnumber cores that
  * wait costs context switches: then up to 16 KiB of blocks are staged (nodeshm-bench-coll, Open
@@ -1166,6 +1115,11 @@ int nodeshm_coll_alltoalls(const char *call, nodeshm_team_t *t, void *dest, cons
         return NODESHM_OK;
     }
     size_t block = nelems * elem; /* bytes per PE pair */
+    if ((size_t)n * block <= NODESHM_COLL_NODES_A2A_MAX) { /* leaders only: coll_nodes.c */
+        MPI_Comm leaders = MPI_COMM_NULL;
+        if ((rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;
+        return nodeshm_coll_nodes_alltoall(call, t, leaders, e, dest, src, dst, sst, nelems, elem);
+    }
     node_sync(t, e + 1);
     for (int k = 0; k < t->node_n_pes; k++) {
         int j = t->node_members[k];
@@ -1180,7 +1134,7 @@ int nodeshm_coll_alltoalls(const char *call, nodeshm_team_t *t, void *dest, cons
         char *sbuf = NULL, *rbuf = NULL;
         if (!cnt || !sd || !rcnt || !rd) rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory");
         if (!rc && (contig ? (size_t)n : (size_t)remote) * block > INT_MAX)
-            rc = too_big(call, (size_t)n * block);
+            rc = nodeshm_coll_too_big(call, (size_t)n * block);
         if (!rc && !contig) {
             sbuf = malloc((size_t)remote * block);
             rbuf = malloc((size_t)remote * block);
@@ -1198,7 +1152,7 @@ int nodeshm_coll_alltoalls(const char *call, nodeshm_team_t *t, void *dest, cons
             }
             if (MPI_Alltoallv(contig ? src : sbuf, cnt, sd, MPI_BYTE, contig ? dest : rbuf, rcnt,
                               rd, MPI_BYTE, t->comm) != MPI_SUCCESS)
-                rc = mpi_failed(call, "MPI_Alltoallv between nodes");
+                rc = nodeshm_coll_mpi_failed(call, "MPI_Alltoallv between nodes");
         }
         if (!rc && !contig)
             for (int j = 0, p = 0; j < n; j++) {

@@ -30,6 +30,9 @@ def common_options():
                         help="tiny sizes, few iterations (NODESHM_BENCH_QUICK=1): for tests")
     common.add_argument("-q", "--quiet", action="store_true", help="hide the programs' progress")
     common.add_argument("--timeout", type=int, default=600, help="seconds per program (600)")
+    common.add_argument("--hosts", type=int, metavar="K", help="run every program on K emulated "
+                        "hosts of this machine (oshrun --hosts K: MPI sees K nodes, TCP between "
+                        "them); rows are tests <test>_hosts<K>, never mixed with one-node ones")
     return common
 
 
@@ -57,6 +60,13 @@ def main(argv):
             size_range(a.m)
         except ValueError as e:
             p.error("-m: %s" % e)
+    if getattr(a, "hosts", None) is not None:
+        if a.hosts < 1:
+            p.error("--hosts must be >= 1")
+        if a.cmd == "report":  # its tuning.conf is one node's thresholds
+            p.error("--hosts: not with report (its tuning file is for one node); run the "
+                    "subcommands with --hosts")
+        config.HOSTS = a.hosts
     s = next(s for s in SUBCOMMANDS if s.name == a.cmd)
     if s.plots:
         reexec_for_matplotlib()

@@ -12,6 +12,7 @@ OSHRUN = ""       # the launcher they run under
 VENV_PYTHON = ""  # .deps/py/bin/python (tools/bootstrap-py.sh): has matplotlib
 VERSION = ""      # PROJECT_VERSION
 LAUNCHER = ""     # the nodeshm-bench script itself: what a re-execution runs
+HOSTS = 0         # --hosts K: every program runs on K emulated hosts (oshrun --hosts K); 0: one
 
 
 def configure(bench_dir, oshrun, venv_python, version, launcher):

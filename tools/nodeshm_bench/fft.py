@@ -7,7 +7,7 @@ import os
 
 from . import config
 from .machine import np_cores
-from .runners import Run, launch
+from .runners import Run, host_tag, launch
 from .subcommand import Subcommand
 from .text import note
 
@@ -77,7 +77,7 @@ def run_all(grids, ranks, iterations, precision, strategy, ppn, env, timeout, ve
             except ValueError as e:
                 run.status, run.why = "failed", "nodeshm-fft --json printed no JSON: %s" % e
                 continue
-            run.rows = to_rows(run.result, np_, ppn)
+            run.rows = host_tag(run, to_rows(run.result, np_, ppn))
             run.status, run.why = "ok", "%d rows in %.1fs" % (len(run.rows), run.seconds)
     return runs
 

@@ -3,7 +3,7 @@ which programs each runs, with how many PEs and what environment, and what each 
 own (tables, or --csv / --json; the map's heatmaps)."""
 import os
 
-from . import plots, tuning
+from . import config, plots, tuning
 from .machine import np_cores, np_pairs, topology_text
 from .runners import Run, find_exe, program_args, run_program, speaks_csv
 from .subcommand import Subcommand
@@ -94,7 +94,9 @@ class Programs(Subcommand):
         status = self.print_runs(a, topo, runs, [
             "# nodeshm-bench %s: %s" % (self.name, self.help), "# %s" % topology_text(topo),
             "# winner: fastest mechanism (memcpy/cacheline are references, not competitors); "
-            "margin: next best time / winner's time"])
+            "margin: next best time / winner's time"] +
+            (["# on %d emulated hosts (oshrun --hosts %d): tests <test>_hosts%d" %
+              ((config.HOSTS,) * 3)] if config.HOSTS else []))
         self.draw(a, [r for run in runs for r in run.rows])
         return status
 

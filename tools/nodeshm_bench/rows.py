@@ -14,12 +14,12 @@ FIELDS = HEADER.split(",")
 # reference points, not competitors: shown in the tables, left out of "who wins"
 REFERENCES = {"memcpy", "cacheline", "compute"}
 # tests whose natural unit is MB/s (the others: microseconds per operation); their --cold
-# variants ("<test>_cold") too
+# variants ("<test>_cold") and emulated-hosts ones ("<test>_hosts<K>") too
 BANDWIDTH_TESTS = {"bandwidth", "bibw", "map_hot", "map_cold", "pairs", "pairs_spread"}
 
 
 def is_bandwidth(test):
-    return re.sub(r"_cold$", "", test) in BANDWIDTH_TESTS
+    return re.sub(r"(_cold)?(_hosts\d+)?$", "", test) in BANDWIDTH_TESTS
 
 
 def parse_rows(text, label):

@@ -1,5 +1,6 @@
-"""Running one benchmark program: oshrun -np N PROGRAM FLAGS ARGS, its stderr passed through and
-kept, its stdout checked against the CSV contract (rows.py); a Run records what ran and how."""
+"""Running one benchmark program: oshrun [--hosts K] -np N PROGRAM FLAGS ARGS, its stderr passed
+through and kept, its stdout checked against the CSV contract (rows.py); a Run records what ran
+and how."""
 import os
 import subprocess
 import sys
@@ -16,11 +17,13 @@ class Run:
 
     def __init__(self, label, exe, np_, args, env):
         self.label, self.exe, self.np, self.args, self.env = label, exe, np_, args, env
+        self.hosts = config.HOSTS  # emulated hosts (--hosts K), 0: one node
         self.rows, self.status, self.why, self.seconds, self.stderr = [], "skipped", "", 0.0, []
 
     def as_dict(self):
         return {"program": self.label, "executable": self.exe, "np": self.np,
-                "args": self.args, "env": self.env, "status": self.status, "note": self.why,
+                "hosts": self.hosts, "args": self.args, "env": self.env, "status": self.status,
+                "note": self.why,
                 "seconds": round(self.seconds, 2), "rows": len(self.rows)}
 
 
@@ -41,11 +44,22 @@ def speaks_csv(exe):
         return False
 
 
+def host_tag(run, rows):
+    """Rows of a run on emulated hosts: test <test>_hosts<K> and a hosts field, so they never
+    share a table, a plot or a threshold with one-node rows (as <test>_cold with hot ones)."""
+    if run.hosts:
+        for r in rows:
+            r["test"] = "%s_hosts%d" % (r["test"], run.hosts)
+            r["hosts"] = run.hosts
+    return rows
+
+
 def launch(run, flags, timeout, verbose):
-    """Launches oshrun -np N exe FLAGS ARGS; stderr (the program's progress) passes through
-    and is kept for the report (pinning lines).  Returns the program's stdout, or None when it
-    could not start, timed out or failed (run.status and run.why say so)."""
-    cmd = [config.OSHRUN, "-np", str(run.np), run.exe] + list(flags) + run.args
+    """Launches oshrun [--hosts K] -np N exe FLAGS ARGS; stderr (the program's progress) passes
+    through and is kept for the report (pinning lines).  Returns the program's stdout, or None
+    when it could not start, timed out or failed (run.status and run.why say so)."""
+    hosts = ["--hosts", str(run.hosts)] if run.hosts else []
+    cmd = [config.OSHRUN] + hosts + ["-np", str(run.np), run.exe] + list(flags) + run.args
     env = dict(os.environ)
     env.update(run.env)
     envtxt = " ".join("%s=%s" % kv for kv in sorted(run.env.items()))
@@ -103,7 +117,7 @@ def run_program(run, timeout, verbose):
         run.status, run.why = "skipped", "no CSV header on stdout (--csv not supported yet?): %r" % first[:80]
         return run
     try:
-        run.rows = parse_rows(out, run.label)
+        run.rows = host_tag(run, parse_rows(out, run.label))
     except ValueError as e:
         run.status, run.why = "failed", "output breaks the CSV contract: %s" % e
         return run

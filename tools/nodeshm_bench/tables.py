@@ -66,7 +66,9 @@ def matrix(rs):
 
 def print_tables(rows, full, title_prefix=""):
     for (prog, test), rs in groups(rows).items():
-        print("\n# %s%s / %s (%d PEs)" % (title_prefix, prog, test, rs[0]["pes"]))
+        hosts = rs[0].get("hosts")
+        print("\n# %s%s / %s (%d PEs%s)" % (title_prefix, prog, test, rs[0]["pes"],
+                                           " on %d emulated hosts" % hosts if hosts else ""))
         if test.startswith("map_") and not full:
             print("# %s buffer, MB/s; row = source CPU, column = destination CPU" %
                   fmt_bytes(rs[0]["bytes"]))
