@@ -2,7 +2,7 @@
  * round trips, and every remap strategy bitwise equal to every other, on fresh random data.
  *
  * For each grid (powers of two, odd and prime sizes, a degenerate 1xNxN, more ranks than
- * planes), each layout (the plan's own pencils; 3D bricks; uneven random slabs with some empty
+ * planes), each layout (the plan's own pencils; 2D pencils on a given P x Q grid; 3D bricks; uneven random slabs with some empty
  * and permuted memory orders; in-place), each precision and each strategy: forward, compared
  * with the serial transform (max error relative to the largest value: < 1e-12 double, < 1e-5
  * single), backward, compared with the input times the grid size; and strategy k's outputs
@@ -54,8 +54,22 @@ static size_t global_index(const int n[3], const int i[3])
 }
 
 /* ---- layouts: this rank's in and out bricks */
-enum { LAYOUT_PENCIL, LAYOUT_BRICK, LAYOUT_SLABS, LAYOUT_INPLACE, N_LAYOUTS };
-static const char *layout_names[] = {"pencil", "brick", "slabs", "inplace"};
+enum { LAYOUT_PENCIL, LAYOUT_PENCIL2D, LAYOUT_BRICK, LAYOUT_SLABS, LAYOUT_INPLACE, N_LAYOUTS };
+static const char *layout_names[] = {"pencil", "pencil2d", "brick", "slabs", "inplace"};
+
+/* The pencil grid a case plans on: the plan's own choice (NULL), or for pencil2d the squarest
+ * P x Q with P >= Q (2x2 at 4 ranks, 3x2 at 6, 4x2 at 8, P x 1 at a prime P), which the plan's
+ * choice only takes where slabs leave ranks without a plane: every remap of a 2D pencil
+ * decomposition then runs on every grid, not just on the degenerate ones. */
+static const int *layout_grid(int layout, int grid[2])
+{
+    if (layout != LAYOUT_PENCIL2D) return NULL;
+    int dims[2] = {0, 0};
+    MPI_Dims_create(nprocs, 2, dims);
+    grid[0] = dims[0];
+    grid[1] = dims[1];
+    return grid;
+}
 
 static void split(int N, int parts, int k, int *lo, int *hi)
 {
@@ -104,9 +118,10 @@ static void make_layout(int layout, const int n[3], uint64_t s, nodeshm_fft_bric
                         nodeshm_fft_brick_t *out)
 {
     int grid[2];
-    nodeshm_fft_pencil_grid(nprocs, n, grid);
+    if (!layout_grid(layout, grid)) nodeshm_fft_pencil_grid(nprocs, n, grid);
     switch (layout) {
     case LAYOUT_PENCIL:
+    case LAYOUT_PENCIL2D:
     case LAYOUT_INPLACE:
         nodeshm_fft_pencil_brick(n, grid, rank, 0, in);
         nodeshm_fft_pencil_brick(n, grid, rank, 2, out);
@@ -204,8 +219,12 @@ static void run_case(const problem_t *pb, int layout, uint64_t cs)
     for (int s = NODESHM_REMAP_MPI_P2P; s < NODESHM_REMAP_N_STRATEGIES; s++) {
         const char *sname = nodeshm_remap_strategy_name((nodeshm_remap_strategy_t)s);
         nodeshm_fft_plan_t plan;
-        int rc = nodeshm_fft_plan_create(MPI_COMM_WORLD, pb->n, &in, &out, pb->prec,
-                                         (nodeshm_remap_strategy_t)s, &plan);
+        int grid[2];
+        const int *on = layout_grid(layout, grid);
+        int rc = on ? nodeshm_fft_plan_create_on_grid(MPI_COMM_WORLD, pb->n, on, &in, &out,
+                                                      pb->prec, (nodeshm_remap_strategy_t)s, &plan)
+                    : nodeshm_fft_plan_create(MPI_COMM_WORLD, pb->n, &in, &out, pb->prec,
+                                              (nodeshm_remap_strategy_t)s, &plan);
         CHECK(rc == 0, "plan_create: %d (%s)", rc, sname);
         if (rc) continue;
         for (size_t k = 0; k < nin; k++) put(pb, a, k, orig[2 * k], orig[2 * k + 1]);
@@ -239,6 +258,8 @@ static void run_case(const problem_t *pb, int layout, uint64_t cs)
                     pb->n[1], pb->n[2], layout_names[layout], sname, info.seconds, info.remap_seconds);
         CHECK((int)info.strategy == s && info.transforms == 2, "info: strategy %d transforms %ld",
               (int)info.strategy, info.transforms);
+        if (on) CHECK(info.grid[0] == on[0] && info.grid[1] == on[1], "info: grid %dx%d, planned "
+                      "on %dx%d", info.grid[0], info.grid[1], on[0], on[1]);
         nodeshm_fft_destroy(&plan);
         CHECK(plan == NULL, "destroy left the plan");
     }

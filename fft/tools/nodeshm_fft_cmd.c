@@ -7,7 +7,10 @@
  * Per strategy: the median time of a forward+backward pair (the slowest rank's), the median time
  * in its remaps, the largest error of the forward result relative to the serial transform's
  * peak, and of the round trip.  Data are fresh random numbers; in bricks are x pencils, out
- * bricks z pencils (the plan's natural layouts). */
+ * bricks z pencils (the plan's natural layouts).  The pairs are timed in --rounds rounds
+ * (default 2), each round every strategy and FFTW-MPI in turn, the order reversed every other
+ * round (ABBA): on a shared machine a slow spell then falls on every strategy alike instead of
+ * on whichever ran during it.  One plan exists at a time (a 256^3 plan holds GBs). */
 #include "nodeshm_fft.h"
 #include "reference.h"
 
@@ -24,13 +27,16 @@ typedef struct {
     int n[3], grid[2];
     nodeshm_fft_precision_t prec;
     int strategy; /* -1: all */
-    int iterations;
+    int iterations, rounds;
     enum { TEXT, JSON, CSV } format;
 } options_t;
 
 typedef struct {
     const char *name;
-    int ok;
+    int ok, failed;
+    int strategy;   /* for measure */
+    int count;      /* pairs timed so far (all rounds) */
+    double *t, *tr; /* their times, and the time in remaps */
     double pair, remap, error, roundtrip;
     const char *why;
 } row_t;
@@ -43,7 +49,8 @@ static void usage_error(const char *fmt, const char *value)
         fprintf(stderr, "nodeshm-fft: ");
         fprintf(stderr, fmt, value);
         fprintf(stderr, "\nusage: nodeshm-fft --grid NXxNYxNZ [--procs PxQ|auto] [--precision "
-                        "double|single] [--strategy NAME|all] [--iterations N] [--json|--csv]\n");
+                        "double|single] [--strategy NAME|all] [--iterations N] [--rounds R] "
+                        "[--json|--csv]\n");
     }
     MPI_Finalize();
     exit(2);
@@ -51,7 +58,7 @@ static void usage_error(const char *fmt, const char *value)
 
 static options_t parse(int argc, char **argv)
 {
-    options_t o = {{64, 64, 64}, {0, 0}, NODESHM_FFT_DOUBLE, -1, 10, TEXT};
+    options_t o = {{64, 64, 64}, {0, 0}, NODESHM_FFT_DOUBLE, -1, 10, 2, TEXT};
     for (int k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         char extra;
@@ -84,6 +91,10 @@ static options_t parse(int argc, char **argv)
             if (sscanf(v, "%d%c", &o.iterations, &extra) != 1 || o.iterations < 1)
                 usage_error("--iterations %s: accepted: an integer >= 1", v);
             k++;
+        } else if (!strcmp(a, "--rounds")) {
+            if (sscanf(v, "%d%c", &o.rounds, &extra) != 1 || o.rounds < 1)
+                usage_error("--rounds %s: accepted: an integer >= 1", v);
+            k++;
         } else usage_error("unknown option %s", a);
     }
     return o;
@@ -97,27 +108,29 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* One strategy: plan, warm up, time `iterations` pairs, check. */
-static void measure(const options_t *o, int strategy, const nodeshm_fft_brick_t *in,
+/* One strategy, one round: plan, warm up (and check the result in round 0), time `count` pairs
+ * into row->t / row->tr. */
+static void measure(const options_t *o, const nodeshm_fft_brick_t *in,
                     const nodeshm_fft_brick_t *out, const void *orig, const double *ref,
-                    double peak, row_t *row)
+                    double peak, row_t *row, int round, int count)
 {
     size_t es = o->prec == NODESHM_FFT_DOUBLE ? 16 : 8;
     size_t nin = nodeshm_fft_brick_size(in), nout = nodeshm_fft_brick_size(out);
     nodeshm_fft_plan_t plan;
+    int strategy = row->strategy;
     int rc = o->grid[0] ? nodeshm_fft_plan_create_on_grid(MPI_COMM_WORLD, o->n, o->grid, in, out,
                                                           o->prec, strategy, &plan)
                         : nodeshm_fft_plan_create(MPI_COMM_WORLD, o->n, in, out, o->prec,
                                                   strategy, &plan);
-    row->name = nodeshm_remap_strategy_name((nodeshm_remap_strategy_t)strategy);
+    if (!row->name) row->name = nodeshm_remap_strategy_name((nodeshm_remap_strategy_t)strategy);
     if (rc) {
         row->why = "plan creation failed (see above)";
+        row->failed = 1;
         return;
     }
     char *a = malloc(es * (nin + 1)), *b = malloc(es * (nout + 1));
-    double *t = malloc(sizeof(double) * (size_t)o->iterations * 2);
     double err = 0, rt = 0, Nd = (double)o->n[0] * o->n[1] * o->n[2];
-    for (int it = 0; it <= o->iterations; it++) {
+    for (int it = 0; it <= count; it++) { /* iteration 0 warms up */
         memcpy(a, orig, es * nin);
         nodeshm_fft_info_t before, after;
         nodeshm_fft_plan_info(plan, &before);
@@ -125,7 +138,7 @@ static void measure(const options_t *o, int strategy, const nodeshm_fft_brick_t 
         double t0 = MPI_Wtime();
         nodeshm_fft_forward(plan, a, b);
         double t1 = MPI_Wtime();
-        if (it == 0) /* the first forward result against the serial transform */
+        if (it == 0 && round == 0) /* the first forward result against the serial transform */
             for (size_t k = 0; k < 2 * nout; k++) {
                 double v = es == 16 ? ((double *)b)[k] : ((float *)b)[k];
                 err = fmax(err, fabs(v - ref[k]));
@@ -136,26 +149,25 @@ static void measure(const options_t *o, int strategy, const nodeshm_fft_brick_t 
         nodeshm_fft_plan_info(plan, &after);
         dt[1] = after.remap_seconds - before.remap_seconds;
         MPI_Allreduce(MPI_IN_PLACE, dt, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (it) t[it - 1] = dt[0], t[o->iterations + it - 1] = dt[1];
-        if (it == 0)
+        if (it) row->t[row->count] = dt[0], row->tr[row->count++] = dt[1];
+        if (it == 0 && round == 0)
             for (size_t k = 0; k < 2 * nin; k++) {
                 double v = es == 16 ? ((double *)a)[k] : ((float *)a)[k];
                 double w = es == 16 ? ((const double *)orig)[k] : ((const float *)orig)[k];
                 rt = fmax(rt, fabs(v / Nd - w));
             }
     }
-    double e[2] = {err, rt};
-    MPI_Allreduce(MPI_IN_PLACE, e, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (round == 0) {
+        double e[2] = {err, rt};
+        MPI_Allreduce(MPI_IN_PLACE, e, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        row->error = e[0] / (peak > 0 ? peak : 1);
+        row->roundtrip = e[1];
+    }
     nodeshm_fft_info_t info;
     nodeshm_fft_plan_info(plan, &info);
     row->name = nodeshm_remap_strategy_name(info.strategy);
-    row->ok = 1;
-    row->pair = median(t, o->iterations);
-    row->remap = median(t + o->iterations, o->iterations);
-    row->error = e[0] / (peak > 0 ? peak : 1);
-    row->roundtrip = e[1];
     nodeshm_fft_destroy(&plan);
-    free(a), free(b), free(t);
+    free(a), free(b);
 }
 
 static void print(const options_t *o, int grid[2], int nodes, const row_t *rows, int nrows)
@@ -166,8 +178,8 @@ static void print(const options_t *o, int grid[2], int nodes, const row_t *rows,
         if (rows[k].ok && !strcmp(rows[k].name, "fftw-mpi")) base = rows[k].pair;
     if (o->format == JSON) {
         printf("{\"grid\": [%d, %d, %d], \"ranks\": %d, \"nodes\": %d, \"procs\": [%d, %d], "
-               "\"precision\": \"%s\", \"iterations\": %d, \"rows\": [", o->n[0], o->n[1], o->n[2],
-               nprocs, nodes, grid[0], grid[1], prec, o->iterations);
+               "\"precision\": \"%s\", \"iterations\": %d, \"rounds\": %d, \"rows\": [", o->n[0],
+               o->n[1], o->n[2], nprocs, nodes, grid[0], grid[1], prec, o->iterations, o->rounds);
         for (int k = 0; k < nrows; k++) {
             printf("%s\n  {\"strategy\": \"%s\", ", k ? "," : "", rows[k].name);
             if (rows[k].ok) {
@@ -193,16 +205,16 @@ static void print(const options_t *o, int grid[2], int nodes, const row_t *rows,
         return;
     }
     printf("nodeshm-fft: grid %dx%dx%d, %d ranks on %d node(s), pencils %dx%d, %s, medians of %d "
-           "forward+backward pairs (slowest rank)\n", o->n[0], o->n[1], o->n[2], nprocs, nodes,
-           grid[0], grid[1], prec, o->iterations);
-    printf("%-14s %12s %12s %8s %12s %12s %10s\n", "strategy", "pair ms", "remap ms", "remap%",
+           "forward+backward pairs (slowest rank) in %d interleaved rounds\n", o->n[0], o->n[1],
+           o->n[2], nprocs, nodes, grid[0], grid[1], prec, o->iterations, o->rounds);
+    printf("%-16s %12s %12s %8s %12s %12s %10s\n", "strategy", "pair ms", "remap ms", "remap%",
            "error", "roundtrip", "vs fftw-mpi");
     for (int k = 0; k < nrows; k++) {
         if (!rows[k].ok) {
-            printf("%-14s skipped: %s\n", rows[k].name, rows[k].why);
+            printf("%-16s skipped: %s\n", rows[k].name, rows[k].why);
             continue;
         }
-        printf("%-14s %12.3f ", rows[k].name, rows[k].pair * 1e3);
+        printf("%-16s %12.3f ", rows[k].name, rows[k].pair * 1e3);
         if (strcmp(rows[k].name, "fftw-mpi"))
             printf("%12.3f %7.0f%% ", rows[k].remap * 1e3, 100 * rows[k].remap / rows[k].pair);
         else printf("%12s %8s ", "-", "-");
@@ -251,19 +263,40 @@ int main(int argc, char **argv)
     MPI_Comm_free(&shm);
 
     row_t rows[NODESHM_REMAP_N_STRATEGIES + 1];
+    memset(rows, 0, sizeof rows);
     int nrows = 0;
-    row_t *f = &rows[nrows++];
-    memset(f, 0, sizeof *f);
-    f->name = "fftw-mpi";
-    f->ok = reference_fftw_mpi(MPI_COMM_WORLD, o.n, &in, &out, o.prec, orig, ref, peak,
-                               o.iterations, &f->pair, &f->error, &f->why);
+    rows[nrows++].name = "fftw-mpi";
     for (int s = NODESHM_REMAP_MPI_P2P; s < NODESHM_REMAP_N_STRATEGIES; s++) {
-        if (o.strategy >= 0 && s != o.strategy && !(o.strategy == 0 && s == NODESHM_REMAP_MPI_P2P))
-            continue;
-        row_t *r = &rows[nrows++];
-        memset(r, 0, sizeof *r);
-        measure(&o, o.strategy == 0 ? 0 : s, &in, &out, orig, ref, peak, r);
-        if (o.strategy == 0) break; /* auto: the one it picks */
+        if (o.strategy == 0) { /* auto: the one it picks */
+            rows[nrows++].strategy = 0;
+            break;
+        }
+        if (o.strategy < 0 || s == o.strategy) rows[nrows++].strategy = s;
+    }
+    if (o.rounds > o.iterations) o.rounds = o.iterations;
+    for (int k = 0; k < nrows; k++) {
+        rows[k].t = malloc(sizeof(double) * (size_t)o.iterations);
+        rows[k].tr = malloc(sizeof(double) * (size_t)o.iterations);
+    }
+    for (int round = 0; round < o.rounds; round++) {
+        int count = o.iterations / o.rounds + (round < o.iterations % o.rounds);
+        for (int j = 0; j < nrows; j++) {
+            row_t *r = &rows[round % 2 ? nrows - 1 - j : j]; /* ABBA */
+            if (r->failed) continue;
+            if (r == &rows[0])
+                r->failed = !reference_fftw_mpi(MPI_COMM_WORLD, o.n, &in, &out, o.prec, orig, ref,
+                                                peak, count, round == 0, r->t + r->count,
+                                                &r->error, &r->why);
+            else measure(&o, &in, &out, orig, ref, peak, r, round, count);
+            if (r == &rows[0] && !r->failed) r->count += count;
+        }
+    }
+    for (int k = 0; k < nrows; k++) {
+        rows[k].ok = !rows[k].failed && rows[k].count > 0;
+        if (rows[k].ok) {
+            rows[k].pair = median(rows[k].t, rows[k].count);
+            rows[k].remap = median(rows[k].tr, rows[k].count);
+        }
     }
     if (rank == 0) print(&o, grid, nodes, rows, nrows);
     int bad = 0;
@@ -275,6 +308,7 @@ int main(int argc, char **argv)
                         "error above the tolerance");
             bad = 1;
         }
+    for (int k = 0; k < nrows; k++) free(rows[k].t), free(rows[k].tr);
     free(orig);
     free(ref);
     shmem_finalize();

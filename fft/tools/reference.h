@@ -12,13 +12,13 @@ double *reference_serial(MPI_Comm comm, const int n[3], const nodeshm_fft_brick_
                          const void *in_data);
 
 /* FFTW's own MPI transform (fftw_mpi_plan_dft_3d, slabs, transposed out/in: its cheapest
- * forward+backward pair) on the same data: the median seconds of `iterations` pairs (max over
- * ranks), and its forward result's largest error against `ref` relative to ref's peak.  0 when
- * this build has no FFTW-MPI (*why says so). */
+ * forward+backward pair) on the same data: planned, warmed up, then `iterations` pairs timed
+ * into seconds[] (max over ranks); with `check`, its forward result's largest error against
+ * `ref` relative to ref's peak in *error.  0 when this build has no FFTW-MPI (*why says so). */
 int reference_fftw_mpi(MPI_Comm comm, const int n[3], const nodeshm_fft_brick_t *in,
                        const nodeshm_fft_brick_t *out, nodeshm_fft_precision_t prec,
                        const void *in_data, const double *ref, double peak, int iterations,
-                       double *median_seconds, double *error, const char **why);
+                       int check, double *seconds, double *error, const char **why);
 
 /* Median of v[0..k). Sorts v. */
 double median(double *v, int k);

@@ -7,6 +7,7 @@ import os
 
 from . import config
 from .machine import np_cores
+from .plots import load_matplotlib
 from .runners import Run, host_tag, launch
 from .subcommand import Subcommand
 from .text import note
@@ -102,7 +103,9 @@ def summary_lines(runs, markdown=False):
         vs = ("%.2fx" % (by["fftw-mpi"]["pair_s"] / ours[best]["pair_s"]) if "fftw-mpi" in by else
               "-")
         err = max(r["error"] for r in ours.values())
-        body.append(["x".join(map(str, res["grid"])), str(res["ranks"]), ratio, best, vs,
+        ppn = run.env.get("NODESHM_PES_PER_NODE")
+        body.append(["x".join(map(str, res["grid"])),
+                     str(res["ranks"]) + (" (%s/node)" % ppn if ppn else ""), ratio, best, vs,
                      "%.1e" % err])
     if markdown:
         return (["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"] +
@@ -168,8 +171,62 @@ class Fft(Subcommand):
         lines = summary_lines(runs, markdown=True)
         if len(lines) <= 2:
             return []
+        png = plot_summary(runs, outdir)
         return ["", "### Distributed 3D FFT (nodeshm-fft)", "",
                 "Forward+backward pairs per remap strategy beside FFTW's own MPI transform "
                 "(tables fft_np<N>, fft_remap_np<N> above). Node remap vs mpi-p2p: the time in "
                 "remaps of LAMMPS' point-to-point remap over the node strategy's; best vs "
-                "fftw-mpi: FFTW-MPI's pair time over the fastest strategy's.", ""] + lines + [""]
+                "fftw-mpi: FFTW-MPI's pair time over the fastest strategy's.", ""] + (
+                    ["![nodeshm-fft vs FFTW-MPI](%s)" % png, ""] if png else []) + lines + [""]
+
+
+def run_key(run):
+    """'64x64x64, 4 ranks' (and ', 2 per node' in pseudo-nodes)"""
+    res = run.result
+    ppn = run.env.get("NODESHM_PES_PER_NODE")
+    return "%s\n%d ranks%s" % ("x".join(map(str, res["grid"])), res["ranks"],
+                                ", %s/node" % ppn if ppn else "")
+
+
+def plot_summary(runs, outdir):
+    """fft_summary.png: per grid and rank count, each strategy's forward+backward pair as a
+    speed-up over FFTW-MPI's (bars above 1: faster than FFTW-MPI) and its remaps' speed-up over
+    mpi-p2p's.  None without matplotlib or measurements."""
+    done = [r for r in runs if r.result and any(x.get("strategy") == "fftw-mpi" and "pair_s" in x
+                                                 for x in r.result["rows"])]
+    if not done:
+        return None
+    plt = load_matplotlib()
+    if not plt:
+        return None
+    strategies = []
+    for r in done:
+        for x in r.result["rows"]:
+            if "remap_s" in x and x["strategy"] not in strategies:
+                strategies.append(x["strategy"])
+    fig, axes = plt.subplots(2, 1, figsize=(max(7, 1.1 * len(done) + 2), 7.5), sharex=True)
+    width = 0.8 / max(1, len(strategies))
+    for i, s in enumerate(strategies):
+        pair, remap = [], []
+        for r in done:
+            by = {x["strategy"]: x for x in r.result["rows"] if "pair_s" in x}
+            pair.append(by["fftw-mpi"]["pair_s"] / by[s]["pair_s"] if s in by else 0)
+            ok = s in by and "mpi-p2p" in by and by[s].get("remap_s")
+            remap.append(by["mpi-p2p"]["remap_s"] / by[s]["remap_s"] if ok else 0)
+        xs = [k + (i - (len(strategies) - 1) / 2) * width for k in range(len(done))]
+        axes[0].bar(xs, pair, width, label=s)
+        axes[1].bar(xs, remap, width, label=s)
+    for ax, what in zip(axes, ["pair: FFTW-MPI's time / strategy's", "remaps: mpi-p2p's time / "
+                                                                      "strategy's"]):
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_ylabel(what + "\n(higher is faster)", fontsize=8)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0].set_title("nodeshm-fft: speed-up per remap strategy (medians, same run)")
+    axes[0].legend(fontsize=7, ncol=4)
+    axes[1].set_xticks(range(len(done)))
+    axes[1].set_xticklabels([run_key(r) for r in done], fontsize=7)
+    fig.tight_layout()
+    name = "fft_summary.png"
+    fig.savefig(os.path.join(outdir, name), dpi=90)
+    plt.close(fig)
+    return name

@@ -54,15 +54,18 @@ def plot_group(plt, prog, test, rs, outdir):
     else:
         sizes = sorted({b for b, _ in keys})
         params = sorted({p for _, p in keys}, key=lambda p: (len(p), p))
+        # a param that names its size (fft: the grid) makes no series of its own
+        one = len(keys) == len(sizes)
         if len(sizes) > 1:
             for m in mechs:
-                for p in params:
-                    pts = [(b, cell[(b, p)][m]) for b in sizes if (b, p) in cell and m in cell[(b, p)]]
+                for p in [None] if one else params:
+                    pts = [(b, cell[k][m]) for k in sorted(keys) for b in [k[0]]
+                           if (one or k[1] == p) and m in cell[k]]
                     if not pts:
                         continue
                     xs = [max(b, 1) for b, _ in pts]
                     ys = [r["mbps"] if bw else r["median_us"] for _, r in pts]
-                    label = m if len(params) == 1 else "%s (%s)" % (m, p)
+                    label = m if one or len(params) == 1 else "%s (%s)" % (m, p)
                     ax.plot(xs, ys, marker="o", ms=3, label=label,
                             linestyle="--" if m in REFERENCES else "-")
             ax.set_xscale("log", base=2)
