@@ -139,6 +139,18 @@ static void run_alltoallv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
          : MPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm);
 }
 
+/* like a remap between pencils (LAMMPS' PPPM with kspace_modify collective yes): each rank
+ * exchanges with the ranks of its own parity only, the other blocks are empty */
+static void run_alltoallv_sparse(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    for (int r = 0; r < b->size; r++) {
+        b->counts[r] = ((r ^ b->rank) & 1) ? 0 : bytes;
+        b->displs[r] = r * bytes;
+    }
+    pmpi ? PMPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm)
+         : MPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm);
+}
+
 typedef struct op_desc {
     const char *name;
     op_fn fn;
@@ -162,6 +174,7 @@ static const op_desc_t ops[] = {
     {"reduce_scatter_block", run_reduce_scatter_block, 1, 64}, /* 8 ranks x 1 double */
     {"alltoall", run_alltoall, 1, 1},
     {"alltoallv", run_alltoallv, 1, 1},
+    {"alltoallv_sparse", run_alltoallv_sparse, 1, 1},
 };
 #define NOPS (int)(sizeof ops / sizeof *ops)
 
