@@ -31,7 +31,8 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
 endif()
 
 # the leaders' step between nodes above 32 KiB goes through the MPI library's non-blocking form
-# (src/mpi/leaders.h): bcast, reduce and allreduce on both sides of that size, windows widened,
+# (src/mpi/leaders.h; MPICH: bcast, reduce, allreduce; Open MPI: allreduce): all three on both
+# sides of that size, windows widened,
 # over 2 and 4 pseudo-nodes and 3 (not a power of two), values checked per call
 if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   set(leaders_calls bcast:32k bcast:40k bcast:4m reduce:32k reduce:40k reduce:1m allreduce:32k allreduce:40k
