@@ -6,14 +6,25 @@
  * NODESHM_MPI_<OP>_MAX to see nodeshm above them (below a threshold both columns are the MPI
  * library, ratio ~1).
  *
- * Usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-f] [--csv] [-o op,op...]
+ * -d D (imbalance): before each call every rank computes for a random 0..D us of its own CPU
+ * time, as application ranks arrive at a collective at different times.  The delays are a fixed
+ * sequence per rank, size, repetition and call (not per column), so both columns see the same
+ * ones.  Work, not wall time: a rank that waits by spinning takes the core from a late peer still
+ * computing (4-8 ranks on 2 cores), and the late arrival that follows is the op's cost too.  The
+ * time per call is then the loop's (slowest rank) minus the busiest rank's own compute (its delays
+ * summed, / calls): what the op adds to a program's step, the same subtraction in both columns;
+ * without imbalance that is the lockstep latency.  Test names get the suffix _imb<D>.
+ *
+ * Usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-d us] [-f] [--csv] [-o op,op...]
  * NODESHM_BENCH_QUICK=1: tiny sizes and few iterations (the test suite). */
 #include "nodeshm.h"
 
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct bufs {
     void *send, *recv;       /* size * max_bytes each */
@@ -128,6 +139,18 @@ static void run_alltoallv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
          : MPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm);
 }
 
+/* like a remap between pencils (LAMMPS' PPPM with kspace_modify collective yes): each rank
+ * exchanges with the ranks of its own parity only, the other blocks are empty */
+static void run_alltoallv_sparse(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    for (int r = 0; r < b->size; r++) {
+        b->counts[r] = ((r ^ b->rank) & 1) ? 0 : bytes;
+        b->displs[r] = r * bytes;
+    }
+    pmpi ? PMPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm)
+         : MPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm);
+}
+
 typedef struct op_desc {
     const char *name;
     op_fn fn;
@@ -151,6 +174,7 @@ static const op_desc_t ops[] = {
     {"reduce_scatter_block", run_reduce_scatter_block, 1, 64}, /* 8 ranks x 1 double */
     {"alltoall", run_alltoall, 1, 1},
     {"alltoallv", run_alltoallv, 1, 1},
+    {"alltoallv_sparse", run_alltoallv_sparse, 1, 1},
 };
 #define NOPS (int)(sizeof ops / sizeof *ops)
 
@@ -160,22 +184,65 @@ static int cmp(const void *x, const void *y)
     return u < v ? -1 : u > v;
 }
 
-/* Mean time per call of `iters` calls, max over ranks. */
+/* ---- imbalance (-d) */
+static long delay_max_ns; /* 0: lockstep */
+static long *delays;      /* [iters] this rank's delays of the current batch, ns */
+
+static uint64_t mix64(uint64_t x) /* splitmix64's finalizer */
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* This rank's delays for a batch: the same for both columns (key: op, size, repetition). */
+static void make_delays(int rank, int op, long bytes, int rep, int iters)
+{
+    uint64_t key = mix64(((uint64_t)op << 48) ^ ((uint64_t)bytes << 8) ^ (uint64_t)rep);
+    for (int i = 0; i < iters; i++)
+        delays[i] = (long)(mix64(key ^ mix64(((uint64_t)rank << 32) | (uint64_t)i)) % (uint64_t)(delay_max_ns + 1));
+}
+
+static long cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* ns of this thread's CPU time: work, stretched in wall time when the core is taken */
+static void compute(long ns)
+{
+    long end = cpu_ns() + ns;
+    while (cpu_ns() < end) {
+    }
+}
+
+/* Mean time per call of `iters` calls, max over ranks; with imbalance, minus the busiest rank's
+ * compute per call. */
 static double batch(const op_desc_t *op, int pmpi, bufs_t *b, int bytes, int iters)
 {
     PMPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    for (int i = 0; i < iters; i++) op->fn(pmpi, b, bytes, MPI_COMM_WORLD);
-    double dt = (MPI_Wtime() - t0) / iters, mx;
-    PMPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return mx;
+    if (delay_max_ns)
+        for (int i = 0; i < iters; i++) {
+            compute(delays[i]);
+            op->fn(pmpi, b, bytes, MPI_COMM_WORLD);
+        }
+    else
+        for (int i = 0; i < iters; i++) op->fn(pmpi, b, bytes, MPI_COMM_WORLD);
+    double in[2] = {MPI_Wtime() - t0, 0}, mx[2];
+    for (int i = 0; delay_max_ns && i < iters; i++) in[1] += delays[i] * 1e-9;
+    PMPI_Allreduce(in, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return (mx[0] - mx[1]) / iters;
 }
 
 static void usage(int rank)
 {
     if (rank == 0)
         fprintf(stderr, "usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-f] [--csv] "
-                        "[-o op,op...]   (--cold: not here; NODESHM_BENCH_REPS: default reps)\n");
+                        "[-d max_delay_us] [-o op,op...]   (--cold: not here; NODESHM_BENCH_REPS: default reps)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -204,6 +271,15 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-i") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(a, "-x") && i + 1 < argc) warmup = atoi(argv[++i]);
         else if (!strcmp(a, "-r") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(a, "-d") && i + 1 < argc) {
+            char *end;
+            double us = strtod(argv[++i], &end);
+            if (*end || !(us >= 0 && us <= 1e6)) {
+                if (rank == 0) fprintf(stderr, "mpi_osu: -d %s: expected a delay in us, 0 to 1000000\n", argv[i]);
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
+            delay_max_ns = (long)(us * 1000);
+        }
         else if (!strcmp(a, "-o") && i + 1 < argc) only = argv[++i];
         else if (!strcmp(a, "-f")) full = 1;
         else if (!strcmp(a, "--csv")) csv = 1;
@@ -226,7 +302,9 @@ int main(int argc, char **argv)
     b.counts = calloc((size_t)size, sizeof(int));
     b.displs = calloc((size_t)size, sizeof(int));
     double *tl = malloc(sizeof(double) * (size_t)reps), *tn = malloc(sizeof(double) * (size_t)reps);
-    if (!b.send || !b.recv || !b.counts || !b.displs || !tl || !tn) {
+    int max_iters = iters > 0 ? iters : 400;
+    delays = calloc((size_t)max_iters, sizeof(long));
+    if (!b.send || !b.recv || !b.counts || !b.displs || !tl || !tn || !delays) {
         fprintf(stderr, "mpi_osu: out of memory for %ld-byte buffers\n", max_bytes * size);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -234,11 +312,16 @@ int main(int argc, char **argv)
     if (rank == 0) {
         if (csv)
             printf("test,mechanism,bytes,param,pes,median_us,min_us,max_us,mbps\n");
-        else
+        else {
             printf("# %d ranks: latency in us (median of %d), MPI library (PMPI_*) vs with "
-                   "libnodeshm_mpi (MPI_*); ratio = MPI lib / nodeshm\n%-22s %9s %12s %12s %8s%s\n",
-                   size, reps, "# op", "bytes", "MPI lib", "nodeshm", "ratio",
+                   "libnodeshm_mpi (MPI_*); ratio = MPI lib / nodeshm\n", size, reps);
+            if (delay_max_ns)
+                printf("# imbalance: each call after 0-%g us of compute per rank (same delays in both "
+                       "columns); time = loop per call minus the busiest rank's compute\n",
+                       delay_max_ns / 1000.0);
+            printf("%-22s %9s %12s %12s %8s%s\n", "# op", "bytes", "MPI lib", "nodeshm", "ratio",
                    full ? "   lib min/max    nodeshm min/max" : "");
+        }
     }
     for (int o = 0; o < NOPS; o++) {
         const op_desc_t *op = &ops[o];
@@ -258,6 +341,7 @@ int main(int argc, char **argv)
                 op->fn(0, &b, (int)bytes, MPI_COMM_WORLD);
             }
             for (int r = 0; r < reps; r++) { /* alternate: both see the same machine noise */
+                if (delay_max_ns) make_delays(rank, o, bytes, r, n);
                 tl[r] = batch(op, 1, &b, (int)bytes, n) * 1e6;
                 tn[r] = batch(op, 0, &b, (int)bytes, n) * 1e6;
             }
@@ -265,13 +349,16 @@ int main(int argc, char **argv)
             qsort(tn, (size_t)reps, sizeof(double), cmp);
             double ml = tl[reps / 2], mn = tn[reps / 2];
             if (rank == 0) {
+                char name[64];
+                if (delay_max_ns) snprintf(name, sizeof name, "%s_imb%g", op->name, delay_max_ns / 1000.0);
+                else snprintf(name, sizeof name, "%s", op->name);
                 if (csv) {
-                    printf("%s,mpi_lib,%ld,0,%d,%.4f,%.4f,%.4f,0\n", op->name, bytes, size, ml, tl[0],
+                    printf("%s,mpi_lib,%ld,0,%d,%.4f,%.4f,%.4f,0\n", name, bytes, size, ml, tl[0],
                            tl[reps - 1]);
-                    printf("%s,nodeshm,%ld,0,%d,%.4f,%.4f,%.4f,0\n", op->name, bytes, size, mn, tn[0],
+                    printf("%s,nodeshm,%ld,0,%d,%.4f,%.4f,%.4f,0\n", name, bytes, size, mn, tn[0],
                            tn[reps - 1]);
                 } else {
-                    printf("%-22s %9ld %12.2f %12.2f %7.2fx", op->name, bytes, ml, mn, ml / mn);
+                    printf("%-22s %9ld %12.2f %12.2f %7.2fx", name, bytes, ml, mn, ml / mn);
                     if (full) printf("   %6.2f/%-8.2f %6.2f/%-8.2f", tl[0], tl[reps - 1], tn[0], tn[reps - 1]);
                     printf("\n");
                 }
@@ -282,6 +369,7 @@ int main(int argc, char **argv)
     }
     free(tl);
     free(tn);
+    free(delays);
     free(b.send);
     free(b.recv);
     free(b.counts);

@@ -29,3 +29,15 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   nodeshm_add_mpi_test(NAME mpi_op_windows NP 8 PES_PER_NODE 2 SUFFIX _defaults TIMEOUT 300 ARGS gather:80000)
   nodeshm_add_mpi_test(NAME mpi_op_windows NP 8 PES_PER_NODE 4 SUFFIX _defaults TIMEOUT 300 ARGS gather:80000)
 endif()
+
+# the leaders' step between nodes above 32 KiB goes through the MPI library's non-blocking form
+# (src/mpi/leaders.h; MPICH: bcast, reduce, allreduce; Open MPI: allreduce): all three on both
+# sides of that size, windows widened,
+# over 2 and 4 pseudo-nodes and 3 (not a power of two), values checked per call
+if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
+  set(leaders_calls bcast:32k bcast:40k bcast:4m reduce:32k reduce:40k reduce:1m allreduce:32k allreduce:40k
+                    allreduce:1m bcast:small reduce:small allreduce:8)
+  set(leaders_env NODESHM_MPI_BCAST_MAX=8m NODESHM_MPI_REDUCE_MAX=8m NODESHM_MPI_ALLREDUCE_MAX=8m)
+  nodeshm_add_mpi_test(NAME mpi_op_windows NP 4 6 8 PES_PER_NODE 2 SUFFIX _leaders_large TIMEOUT 300
+                       ARGS ${leaders_calls} ENV ${leaders_env})
+endif()

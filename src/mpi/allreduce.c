@@ -8,6 +8,7 @@
  * straight into its receive buffer, after one arrive round (across nodes the leader does it for
  * its node).  All ranks reduce the slots in node rank order, so they get the same bits. */
 #include "mpi/nsmpi.h"
+#include "mpi/leaders.h"
 
 #include <string.h>
 
@@ -79,7 +80,7 @@ NSM_BODY int accelerated_Allreduce(const void *sendbuf, void *recvbuf, int count
     /* the node's result is in s->result: leaders combine it between nodes */
     if (s->n_nodes > 1) {
         if (s->node_rank == 0) {
-            PMPI_Allreduce(MPI_IN_PLACE, s->result, count, type, op, s->leaders);
+            nsm_leaders_allreduce(s->result, count, type, op, bytes, s->leaders);
             nsm_store(NSM_RELEASE(s), seq);
         } else {
             nsm_wait_ge(s, NSM_RELEASE(s), seq);

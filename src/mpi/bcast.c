@@ -1,9 +1,10 @@
 /* libnodeshm_mpi: MPI_Bcast: the root packs into the node's result area, node peers copy out;
- * between nodes the leaders PMPI_Bcast the packed bytes.  Whole, not pipelined: with the root
+ * between nodes the leaders broadcast the packed bytes (leaders.h).  Whole, not pipelined: with the root
  * announcing every 32, 64 or 128 KiB chunk so that readers copy while it writes, Open MPI 5 at
  * 2 ranks fell from 1.1-1.9x of its own MPI_Bcast to 0.45-0.91x at 256 KiB-1 MiB (readers then
  * pull lines still modified in the root core's cache), and no size or rank count gained. */
 #include "mpi/nsmpi.h"
+#include "mpi/leaders.h"
 
 NSM_BODY int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
@@ -36,7 +37,7 @@ NSM_BODY int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root
         if (s->rank != root) nsm_wait_ge(s, &s->lines[root_nr].arrive, seq);
     } else if (s->node_rank == 0) {
         if (root_here && s->rank != root) nsm_wait_ge(s, &s->lines[root_nr].arrive, seq);
-        PMPI_Bcast(s->result, (int)bytes, MPI_BYTE, root_node, s->leaders);
+        nsm_leaders_bcast(s->result, (size_t)bytes, root_node, s->leaders);
         nsm_store(NSM_RELEASE(s), seq);
     } else if (s->rank != root) {
         nsm_wait_ge(s, NSM_RELEASE(s), seq);

@@ -8,6 +8,7 @@
  *
  * Defaults, and what they were measured against: src/mpi/nsmpi_config.h. */
 #include "mpi/nsmpi.h"
+#include "mpi/leaders.h"
 
 #include <string.h>
 
@@ -70,10 +71,7 @@ NSM_BODY int accelerated_Reduce(const void *sendbuf, void *recvbuf, int count, M
         if (s->node_rank == 0 || (!multi && is_root)) nsm_wait_all(s, NSM_F_REDUCED, seq);
     }
     if (multi && s->node_rank == 0) {
-        if (root_here)
-            PMPI_Reduce(MPI_IN_PLACE, s->result, count, type, op, root_node, s->leaders);
-        else
-            PMPI_Reduce(s->result, NULL, count, type, op, root_node, s->leaders);
+        nsm_leaders_reduce(s->result, count, type, op, root_node, root_here, bytes, s->leaders);
         nsm_store(NSM_RELEASE(s), seq);
     }
     if (is_root) {

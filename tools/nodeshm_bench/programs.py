@@ -90,7 +90,7 @@ class Programs(Subcommand):
                                 "bytes per PE, default 1G; the cap is reported); tests <test>_cold")
 
     def run(self, a, topo):
-        runs = run_subcommand(self.name, a, topo)
+        runs = run_subcommand(self.name, a, topo, extra_args=self.extra_args(a))
         status = self.print_runs(a, topo, runs, [
             "# nodeshm-bench %s: %s" % (self.name, self.help), "# %s" % topology_text(topo),
             "# winner: fastest mechanism (memcpy/cacheline are references, not competitors); "
@@ -102,6 +102,10 @@ class Programs(Subcommand):
 
     def draw(self, a, rows):
         """Plots of a run on its own: none but the map's."""
+
+    def extra_args(self, a):
+        """Per-program flags of this subcommand's own options ({label: [args]})."""
+        return {}
 
     def suite_runs(self, a, topo, env, extra_args, progress):
         return run_subcommand(self.name, a, topo, env, extra_args, progress=progress)
@@ -129,6 +133,15 @@ class Coll(Programs):
         super().add_arguments(parser)
         parser.add_argument("--raise-thresholds", action="store_true",
                             help="NODESHM_MPI_<OP>_MAX=1 GiB: libnodeshm_mpi at every size")
+        parser.add_argument("-d", "--imbalance", type=float, metavar="US",
+                            help="libnodeshm_mpi's collectives with ranks arriving late: 0-US us "
+                            "of compute before each call, the same in both columns (tests "
+                            "<op>_imb<US>; bench/mpi_osu.c -d)")
+
+    def extra_args(self, a):
+        if a.imbalance is None:
+            return {}
+        return {"coll-mpi": ["-d", "%g" % a.imbalance]}
 
     def suite_runs(self, a, topo, env, extra_args, progress):
         # the report also measures NODESHM_COLL_EAGER_MAX
