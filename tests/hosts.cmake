@@ -75,13 +75,8 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
     nodeshm_add_mpi_test(NAME mpi_shared NP ${_np} HOSTS ${_k} TIMEOUT 300)
     nodeshm_add_mpi_test(NAME mpi_min_scope NP ${_np} HOSTS ${_k} TIMEOUT 300)
   endforeach()
-  # the interposer through LD_PRELOAD into a plain MPI program, and into mpi4py
-  add_test(NAME mpi_coll_preload_np4_host2
-    COMMAND "${NODESHM_OSHRUN}" --hosts 2 -np 4 "${NODESHM_ENV_PROGRAM}"
-            "LD_PRELOAD=$<TARGET_FILE:nodeshm_mpi>" $<TARGET_FILE:nodeshm_t_mpi_coll_plain>
-            --expect-accel)
-  set_tests_properties(mpi_coll_preload_np4_host2 PROPERTIES TIMEOUT 300
-    LABELS "mpi;hosts;np4" SKIP_RETURN_CODE 77 ENVIRONMENT "${accel_env}")
+  # the interposer through LD_PRELOAD, into mpi4py (linked or preloaded is the same code on
+  # hosts: mpi_coll_preload on hosts cost 118 s under load and showed nothing mpi_coll did not)
   if(NODESHM_MPI4PY_PYTHON)
     add_test(NAME mpi4py_coll_preload_np4_host2
       COMMAND "${NODESHM_OSHRUN}" --hosts 2 -np 4 "${NODESHM_ENV_PROGRAM}"
