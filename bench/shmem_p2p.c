@@ -224,176 +224,94 @@ static void rma_mpi_end(uint64_t seq)
     else if (me == 1) MPI_Recv(&seq, 1, MPI_UINT64_T, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
-static double rma_nodeshm_put(size_t size, long iters)
+/* One between-node measurement: PE 0 runs `op` iters times (operation n on slot n of the rings)
+ * while PE 1 waits as above; `nodeshm`: the OpenSHMEM side, else MPI's. */
+typedef void (*rma_op_fn)(size_t size, unsigned long n);
+static double rma_time(int nodeshm, rma_op_fn op, size_t size, long iters)
 {
     unsigned long t = take_turns(iters);
     uint64_t seq = ++rma_seq;
-    sync_shmem();
+    nodeshm ? sync_shmem() : sync_mpi();
     double t0 = bench_now();
     if (me == 0)
-        for (long i = 0; i < iters; i++) {
-            shmem_putmem(SDST(t + i), PSRC(t + i), size, 1);
-            shmem_quiet();
-        }
+        for (long i = 0; i < iters; i++) op(size, t + (unsigned long)i);
     double dt = (bench_now() - t0) / (double)iters;
-    rma_nodeshm_end(seq);
-    sync_shmem();
+    nodeshm ? rma_nodeshm_end(seq) : rma_mpi_end(seq);
+    nodeshm ? sync_shmem() : sync_mpi();
     return dt;
 }
 
-static double rma_mpi_put(size_t size, long iters)
-{
-    unsigned long t = take_turns(iters);
-    sync_mpi();
-    double t0 = bench_now();
-    if (me == 0)
-        for (long i = 0; i < iters; i++) {
-            MPI_Put(PSRC(t + i), (int)size, MPI_BYTE, 1, ns_dst + (MPI_Aint)bench_slot_off(&r_sdst, t + i),
-                    (int)size, MPI_BYTE, ns_win);
-            MPI_Win_flush(1, ns_win);
-        }
-    double dt = (bench_now() - t0) / (double)iters;
-    rma_mpi_end(++rma_seq);
-    sync_mpi();
-    return dt;
-}
-
-static double rma_nodeshm_get(size_t size, long iters)
-{
-    unsigned long t = take_turns(iters);
-    uint64_t seq = ++rma_seq;
-    sync_shmem();
-    double t0 = bench_now();
-    if (me == 0)
-        for (long i = 0; i < iters; i++) shmem_getmem(PDST(t + i), SSRC(t + i), size, 1);
-    double dt = (bench_now() - t0) / (double)iters;
-    rma_nodeshm_end(seq);
-    sync_shmem();
-    return dt;
-}
-
-static double rma_mpi_get(size_t size, long iters)
-{
-    unsigned long t = take_turns(iters);
-    sync_mpi();
-    double t0 = bench_now();
-    if (me == 0)
-        for (long i = 0; i < iters; i++) {
-            MPI_Get(PDST(t + i), (int)size, MPI_BYTE, 1, ns_src + (MPI_Aint)bench_slot_off(&r_ssrc, t + i),
-                    (int)size, MPI_BYTE, ns_win);
-            MPI_Win_flush(1, ns_win);
-        }
-    double dt = (bench_now() - t0) / (double)iters;
-    rma_mpi_end(++rma_seq);
-    sync_mpi();
-    return dt;
-}
-
-/* Between nodes, per operation and blocking, on the library's own window: put-with-signal
- * (the data, then the signal word, complete at the target) and 8-byte atomics, nodeshm beside
- * the MPI calls a program of that library would make. */
+/* Blocking, per operation, on the library's own window: put (+ quiet / flush), get,
+ * put-with-signal (the data, then the signal word, complete at the target), 8-byte atomics. */
 static uint64_t *amo_target; /* symmetric: [0] the atomics' word, [1] rma_signal's signal */
-static double rma_nodeshm_signal(size_t size, long iters)
+static void sh_put(size_t s, unsigned long n)
 {
-    unsigned long t = take_turns(iters);
-    uint64_t seq = ++rma_seq;
-    sync_shmem();
-    double t0 = bench_now();
-    if (me == 0)
-        for (long i = 0; i < iters; i++) {
-            shmem_putmem_signal(SDST(t + i), PSRC(t + i), size, &amo_target[1], (uint64_t)i,
-                                SHMEM_SIGNAL_SET, 1);
-            shmem_quiet();
-        }
-    double dt = (bench_now() - t0) / (double)iters;
-    rma_nodeshm_end(seq);
-    sync_shmem();
-    return dt;
+    shmem_putmem(SDST(n), PSRC(n), s, 1);
+    shmem_quiet();
 }
-
-static double rma_mpi_signal(size_t size, long iters)
+static void mpi_put(size_t s, unsigned long n)
 {
-    unsigned long t = take_turns(iters);
-    sync_mpi();
-    double t0 = bench_now();
-    if (me == 0)
-        for (long i = 0; i < iters; i++) {
-            uint64_t v = (uint64_t)i;
-            MPI_Put(PSRC(t + i), (int)size, MPI_BYTE, 1, ns_dst + (MPI_Aint)bench_slot_off(&r_sdst, t + i),
-                    (int)size, MPI_BYTE, ns_win);
-            MPI_Accumulate(&v, 1, MPI_UINT64_T, 1, ns_sig, 1, MPI_UINT64_T, MPI_REPLACE, ns_win);
-            MPI_Win_flush(1, ns_win);
-        }
-    double dt = (bench_now() - t0) / (double)iters;
-    rma_mpi_end(++rma_seq);
-    sync_mpi();
-    return dt;
+    MPI_Put(PSRC(n), (int)s, MPI_BYTE, 1, ns_dst + (MPI_Aint)bench_slot_off(&r_sdst, n), (int)s,
+            MPI_BYTE, ns_win);
+    MPI_Win_flush(1, ns_win);
 }
-
-static double rma_nodeshm_fadd(size_t size, long iters)
+static void sh_get(size_t s, unsigned long n) { shmem_getmem(PDST(n), SSRC(n), s, 1); }
+static void mpi_get(size_t s, unsigned long n)
 {
-    (void)size;
-    uint64_t seq = ++rma_seq;
-    sync_shmem();
-    double t0 = bench_now();
-    if (me == 0)
-        for (long i = 0; i < iters; i++) (void)shmem_uint64_atomic_fetch_add(amo_target, 1, 1);
-    double dt = (bench_now() - t0) / (double)iters;
-    rma_nodeshm_end(seq);
-    sync_shmem();
-    return dt;
+    MPI_Get(PDST(n), (int)s, MPI_BYTE, 1, ns_src + (MPI_Aint)bench_slot_off(&r_ssrc, n), (int)s,
+            MPI_BYTE, ns_win);
+    MPI_Win_flush(1, ns_win);
 }
-
-static double rma_mpi_fop(size_t size, long iters)
+static void sh_signal(size_t s, unsigned long n)
 {
-    (void)size;
+    shmem_putmem_signal(SDST(n), PSRC(n), s, &amo_target[1], n, SHMEM_SIGNAL_SET, 1);
+    shmem_quiet();
+}
+static void mpi_signal(size_t s, unsigned long n)
+{
+    uint64_t v = n;
+    MPI_Put(PSRC(n), (int)s, MPI_BYTE, 1, ns_dst + (MPI_Aint)bench_slot_off(&r_sdst, n), (int)s,
+            MPI_BYTE, ns_win);
+    MPI_Accumulate(&v, 1, MPI_UINT64_T, 1, ns_sig, 1, MPI_UINT64_T, MPI_REPLACE, ns_win);
+    MPI_Win_flush(1, ns_win);
+}
+static void sh_fadd(size_t s, unsigned long n)
+{
+    (void)s, (void)n;
+    (void)shmem_uint64_atomic_fetch_add(amo_target, 1, 1);
+}
+static void mpi_fop(size_t s, unsigned long n)
+{
+    (void)s, (void)n;
     uint64_t one = 1, old;
-    sync_mpi();
-    double t0 = bench_now();
-    if (me == 0)
-        for (long i = 0; i < iters; i++) {
-            MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, 1, ns_amo, MPI_SUM, ns_win);
-            MPI_Win_flush(1, ns_win);
-        }
-    double dt = (bench_now() - t0) / (double)iters;
-    rma_mpi_end(++rma_seq);
-    sync_mpi();
-    return dt;
+    MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, 1, ns_amo, MPI_SUM, ns_win);
+    MPI_Win_flush(1, ns_win);
 }
-
-static double rma_nodeshm_add(size_t size, long iters)
+static void sh_add(size_t s, unsigned long n)
 {
-    (void)size;
-    uint64_t seq = ++rma_seq;
-    sync_shmem();
-    double t0 = bench_now();
-    if (me == 0)
-        for (long i = 0; i < iters; i++) {
-            shmem_uint64_atomic_add(amo_target, 1, 1);
-            shmem_quiet();
-        }
-    double dt = (bench_now() - t0) / (double)iters;
-    rma_nodeshm_end(seq);
-    sync_shmem();
-    return dt;
+    (void)s, (void)n;
+    shmem_uint64_atomic_add(amo_target, 1, 1);
+    shmem_quiet();
 }
-
-static double rma_mpi_acc(size_t size, long iters)
+static void mpi_acc(size_t s, unsigned long n)
 {
-    (void)size;
+    (void)s, (void)n;
     uint64_t one = 1;
-    sync_mpi();
-    double t0 = bench_now();
-    if (me == 0)
-        for (long i = 0; i < iters; i++) {
-            MPI_Accumulate(&one, 1, MPI_UINT64_T, 1, ns_amo, 1, MPI_UINT64_T, MPI_SUM, ns_win);
-            MPI_Win_flush(1, ns_win);
-        }
-    double dt = (bench_now() - t0) / (double)iters;
-    rma_mpi_end(++rma_seq);
-    sync_mpi();
-    return dt;
+    MPI_Accumulate(&one, 1, MPI_UINT64_T, 1, ns_amo, 1, MPI_UINT64_T, MPI_SUM, ns_win);
+    MPI_Win_flush(1, ns_win);
 }
+#define RMA_MECH(name, side, op)                                                                   \
+    static double name(size_t size, long iters) { return rma_time(side, op, size, iters); }
+RMA_MECH(rma_nodeshm_put, 1, sh_put)
+RMA_MECH(rma_mpi_put, 0, mpi_put)
+RMA_MECH(rma_nodeshm_get, 1, sh_get)
+RMA_MECH(rma_mpi_get, 0, mpi_get)
+RMA_MECH(rma_nodeshm_signal, 1, sh_signal)
+RMA_MECH(rma_mpi_signal, 0, mpi_signal)
+RMA_MECH(rma_nodeshm_fadd, 1, sh_fadd)
+RMA_MECH(rma_mpi_fop, 0, mpi_fop)
+RMA_MECH(rma_nodeshm_add, 1, sh_add)
+RMA_MECH(rma_mpi_acc, 0, mpi_acc)
 
 /* CMA: PE 0 copies PE 1's private buffer (its address exchanged at start) into its own */
 static const nodeshm_copy_peer_t *cma_peer;
