@@ -35,13 +35,14 @@ if(NODESHM_FFT_ENABLED)
   # by the command itself (exit 1 above 1e-12); and a bad option: message, exit 2, no hang
   # (at 4 ranks on a 2x2 pencil grid, --procs, in 2 interleaved rounds)
   set(_cmd_args_3 --iterations 2)
-  set(_cmd_args_4 --procs 2x2 --iterations 4 --rounds 2)
+  set(_cmd_args_4 --procs 2x2 --iterations 2 --rounds 2)
   set(_cmd_grid_3 "1x3")
   set(_cmd_grid_4 "2x2")
   foreach(np 3 4)
     add_test(NAME fft_cmd_np${np} COMMAND "${NODESHM_OSHRUN}" -np ${np}
       $<TARGET_FILE:nodeshm-fft> --grid 24x20x18 ${_cmd_args_${np}} --csv)
-    set_tests_properties(fft_cmd_np${np} PROPERTIES TIMEOUT 120 LABELS "mpi;np${np}"
+    # (300 s: at a load of 90 fft_cmd_np3 took 107 s under Open MPI)
+    set_tests_properties(fft_cmd_np${np} PROPERTIES TIMEOUT 300 LABELS "mpi;np${np}"
       PASS_REGULAR_EXPRESSION ",${_cmd_grid_${np}},double,mpi-p2p,.*mpi-alltoallv,.*node,"
       FAIL_REGULAR_EXPRESSION "error above the tolerance|plan creation failed")
   endforeach()
