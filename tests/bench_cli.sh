@@ -2,8 +2,9 @@
 # Usage: bench_cli.sh SUBCOMMAND [NP [HOSTS]] | errors
 # Runs `nodeshm-bench SUBCOMMAND --quick [-n NP]` (tiny sizes, few iterations) and checks the output's
 # shape and sanity with bench_check.py: --json always; for p2p also --csv and the human tables
-# with -f; for map the matrix and, when matplotlib is there, the heatmap PNGs; for p2p, pairs
-# and dt also --cold (bench_check.py cold: only *_cold tests, the expected mechanisms).
+# with -f; for coll also -d 10 (every libnodeshm_mpi op with late ranks); for map the matrix
+# and, when matplotlib is there, the heatmap PNGs; for p2p, pairs and dt also --cold
+# (bench_check.py cold: only *_cold tests, the expected mechanisms).
 # `errors`: bad flags get a clear message and exit status 2, from the driver and from a program;
 # --cold where it does not apply, and rings that cannot fit the budget or the symmetric heap.
 # HOSTS: the --json run goes on that many emulated hosts (nodeshm-bench --hosts): every run
@@ -57,6 +58,10 @@ if [ "$sub" = errors ]; then
   echo "coll -o bcast,nosuch -> $rc: $(head -n1 <<<"$out")"
   [ $rc -eq 2 ] && grep -q "^nodeshm-bench-coll: -o: unknown test 'nosuch'" <<<"$out" ||
     { echo "FAIL: nodeshm-bench-coll -o nosuch: rc $rc: $out"; fail=1; }
+  out=$(timeout 60 "$OSHRUN" -np 2 "$NODESHM_BUILD_DIR/bench/nodeshm-bench-mpi_osu" -d ten 2>&1); rc=$?
+  echo "mpi_osu -d ten -> $rc: $(head -n1 <<<"$out")"
+  [ $rc -eq 2 ] && grep -q "^mpi_osu: -d ten: expected a delay in us, 0 to 1000000" <<<"$out" ||
+    { echo "FAIL: nodeshm-bench-mpi_osu -d ten: rc $rc: $out"; fail=1; }
   # --cold: the cap is reported; a ring that cannot hold one buffer is an error naming --cold
   # and the size (the memory budget; the symmetric heap)
   p2p=$NODESHM_BUILD_DIR/bench/nodeshm-bench-p2p
@@ -125,6 +130,17 @@ ok = tests in ({"dt_multi"}, {"dt_multi_cold"}) and {"shm_np", "shm_p", "mpi_sen
 sys.exit(0 if ok else 1)' "$tmp/$f.json" || { echo "FAIL: $f: no dt-multi rows of 2 pairs"; fail=1; }
       done
     fi ;;
+  coll) # -d: libnodeshm_mpi's ops with late ranks, <op>_imb<US> rows of both columns for every op
+    "$driver" coll --quick -q --json -d 10 "${np[@]}" >"$tmp/imb.json" || { echo "FAIL: -d exit $?"; fail=1; }
+    run python3 "$check" json coll "$tmp/imb.json"
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [r for r in d["rows"] if r["program"] == "coll-mpi"]
+ops = {r["test"] for r in rows}
+both = {t for t in ops if {"mpi_lib", "nodeshm"} <= {r["mechanism"] for r in rows if r["test"] == t}}
+want = {"barrier_imb10", "bcast_imb10", "allreduce_imb10", "alltoallv_imb10", "alltoallv_sparse_imb10"}
+sys.exit(0 if want <= both and all(t.endswith("_imb10") for t in ops) else "imbalance rows: %s" % sorted(ops))' \
+      "$tmp/imb.json" || { echo "FAIL: coll -d 10 rows"; fail=1; } ;;
   fft) # every strategy has a pair row and a remap row per grid
     python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))

@@ -41,10 +41,13 @@ DESCRIPTIONS = {
 }
 
 
-def run_subcommand(name, a, topo, extra_env=None, extra_args=None, progress=""):
-    """Runs the programs of subcommand NAME (PROGRAMS); returns their Runs."""
+def run_subcommand(name, a, topo, extra_env=None, extra_args=None, progress="", labels=None):
+    """Runs the programs of subcommand NAME (PROGRAMS; only those of LABELS if given); returns
+    their Runs."""
     runs = []
     for label, names, npf in PROGRAMS[name]:
+        if labels is not None and label not in labels:
+            continue
         exe = find_exe(names)
         np_ = a.n if a.n else npf(topo)
         env = {}
@@ -90,7 +93,7 @@ class Programs(Subcommand):
                                 "bytes per PE, default 1G; the cap is reported); tests <test>_cold")
 
     def run(self, a, topo):
-        runs = run_subcommand(self.name, a, topo, extra_args=self.extra_args(a))
+        runs = run_subcommand(self.name, a, topo, extra_args=self.extra_args(a), labels=self.labels(a))
         status = self.print_runs(a, topo, runs, [
             "# nodeshm-bench %s: %s" % (self.name, self.help), "# %s" % topology_text(topo),
             "# winner: fastest mechanism (memcpy/cacheline are references, not competitors); "
@@ -106,6 +109,10 @@ class Programs(Subcommand):
     def extra_args(self, a):
         """Per-program flags of this subcommand's own options ({label: [args]})."""
         return {}
+
+    def labels(self, a):
+        """The programs this run needs (None: all of the subcommand's)."""
+        return None
 
     def suite_runs(self, a, topo, env, extra_args, progress):
         return run_subcommand(self.name, a, topo, env, extra_args, progress=progress)
@@ -136,12 +143,16 @@ class Coll(Programs):
         parser.add_argument("-d", "--imbalance", type=float, metavar="US",
                             help="libnodeshm_mpi's collectives with ranks arriving late: 0-US us "
                             "of compute before each call, the same in both columns (tests "
-                            "<op>_imb<US>; bench/mpi_osu.c -d)")
+                            "<op>_imb<US>; bench/mpi_osu.c -d; the OpenSHMEM ones are not run)")
 
     def extra_args(self, a):
         if a.imbalance is None:
             return {}
         return {"coll-mpi": ["-d", "%g" % a.imbalance]}
+
+    def labels(self, a):
+        # the OpenSHMEM collectives have no imbalance mode: -d runs libnodeshm_mpi's only
+        return None if a.imbalance is None else ["coll-mpi"]
 
     def suite_runs(self, a, topo, env, extra_args, progress):
         # the report also measures NODESHM_COLL_EAGER_MAX
