@@ -76,12 +76,12 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
     add_test(NAME mpi_threads_np${np} COMMAND "${NODESHM_OSHRUN}" -np ${np} $<TARGET_FILE:nodeshm_t_mpi_threads>)
     set_tests_properties(mpi_threads_np${np} PROPERTIES TIMEOUT 120 LABELS "mpi;np${np}"
       PASS_REGULAR_EXPRESSION "mpi_threads: .* PASS" SKIP_REGULAR_EXPRESSION "mpi_threads: SKIP"
-      ENVIRONMENT "NODESHM_MPI_BCAST_MAX=128k")
+      ENVIRONMENT "NODESHM_MPI_BCAST_MAX=128k;NODESHM_MPI_GATHERV_MAX=4k")
   endforeach()
   add_test(NAME mpi_threads_np4_ppn2 COMMAND "${NODESHM_OSHRUN}" -np 4 $<TARGET_FILE:nodeshm_t_mpi_threads>)
   set_tests_properties(mpi_threads_np4_ppn2 PROPERTIES TIMEOUT 120 LABELS "mpi;np4"
     PASS_REGULAR_EXPRESSION "mpi_threads: .* PASS" SKIP_REGULAR_EXPRESSION "mpi_threads: SKIP"
-    ENVIRONMENT "NODESHM_MPI_BCAST_MAX=128k;NODESHM_PES_PER_NODE=2")
+    ENVIRONMENT "NODESHM_MPI_BCAST_MAX=128k;NODESHM_MPI_GATHERV_MAX=4k;NODESHM_PES_PER_NODE=2")
 endif()
 
 # The seed-scenario benchmarks in quick mode: both validate every value they move (exit 1 on a

@@ -1,7 +1,7 @@
 /* libnodeshm_mpi with MPI_THREAD_MULTIPLE: two threads run collectives at the same time, each on
  * its own duplicate of MPI_COMM_WORLD, and each keeps making, using and freeing further
  * duplicates, so that the interposer creates and frees per-communicator state (node windows,
- * the states list, ids, the keyval) in both threads at once.  Every result is checked against
+ * the states list, ids, point-to-point tags, the keyval) in both threads at once.  Every result is checked against
  * values computed here from fresh random data (seed printed; NODESHM_TEST_SEED replays).  Each
  * thread also leaves KEPT communicators alive, each made at the same moment as the other's:
  * MPI_Finalize must free their windows in the same order on every rank (else it hangs).
@@ -20,6 +20,7 @@
 #define ITERS 40
 #define KEPT 6 /* communicators per thread left for MPI_Finalize */
 #define N 3000 /* longs: above the smallest thresholds, below the allreduce one */
+#define GV_BIG 1000 /* longs: a gatherv block above NODESHM_MPI_GATHERV_MAX (the tests' 4k) */
 
 static uint64_t seed;
 static int wrank, wsize;
@@ -91,6 +92,26 @@ static void collectives(int t, int it, MPI_Comm comm)
         for (int q = 0; q < size && q < 8; q++)
             for (int i = 0; i < g; i++) bad += all[t][q * g + i] != val(t, it, 2, q, i);
         CHECK(t, bad == 0, "iteration %d: MPI_Gather to %d: %ld wrong", it, root, bad);
+    }
+
+    /* gatherv with one block above its window (NODESHM_MPI_GATHERV_MAX=4k): that block goes
+     * point to point on the interposer's one shared communicator, told apart from the other
+     * thread's by its communicator's own tag */
+    static long gv[2][8 * (GV_BIG + 32)];
+    int cnt[8], dsp[8], big = (it + 1) % size;
+    if (size <= 8) {
+        for (int q = 0, at = 0; q < size; q++) {
+            cnt[q] = q == big ? GV_BIG : 16 + q;
+            dsp[q] = at;
+            at += cnt[q] + 1;
+        }
+        for (int i = 0; i < cnt[rank]; i++) s[i] = val(t, it, 3, rank, i);
+        MPI_Gatherv(s, cnt[rank], MPI_LONG, gv[t], cnt, dsp, MPI_LONG, root, comm);
+        bad = 0;
+        for (int q = 0; q < size && rank == root; q++)
+            for (int i = 0; i < cnt[q]; i++) bad += gv[t][dsp[q] + i] != val(t, it, 3, q, i);
+        CHECK(t, bad == 0, "iteration %d: MPI_Gatherv to %d (rank %d's block point to point): %ld wrong", it,
+              root, big, bad);
     }
     MPI_Barrier(comm);
 }

@@ -6,93 +6,34 @@
 #include "core/status.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/random.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#define PATH_LEN 64
-
-/* Creates the backing file; fills `path` with what a peer opens. */
-static int create_backing(int method, size_t size, char path[PATH_LEN], const char *what)
+/* Creates the backing file (shmfile.c) and fills `h` with what a peer opens. */
+static int create_backing(int method, size_t size, nodeshm_shm_handle_t *h, const char *what)
 {
-    int fd;
-    if (method == NODESHM_SHARE_MEMFD) {
-        fd = memfd_create(what, MFD_CLOEXEC);
-        if (fd < 0)
-            return nodeshm_report(NODESHM_ERR_SYSTEM, "shmem_init", "memfd_create(%s): %s", what,
-                                  strerror(errno));
-        snprintf(path, PATH_LEN, "/proc/%ld/fd/%d", (long)getpid(), fd);
-    } else {
-        unsigned char rnd[16];
-        if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-            return nodeshm_report(NODESHM_ERR_SYSTEM, "shmem_init", "getrandom: %s", strerror(errno));
-        char name[48] = "/nodeshm-";
-        for (int i = 0; i < 16; i++) snprintf(name + 9 + 2 * i, 3, "%02x", rnd[i]);
-        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0)
-            return nodeshm_report(NODESHM_ERR_SYSTEM, "shmem_init", "shm_open(%s): %s", name,
-                                  strerror(errno));
-        snprintf(path, PATH_LEN, "/dev/shm%s", name);
-    }
-    if (ftruncate(fd, (off_t)size) != 0) {
-        int err = errno;
-        close(fd);
-        if (method == NODESHM_SHARE_NAMED) unlink(path);
-        return nodeshm_report(NODESHM_ERR_SYSTEM, "shmem_init", "ftruncate(%s, %zu bytes): %s", what,
-                              size, strerror(err));
-    }
-    return fd;
-}
-
-/* What a peer needs to open a segment, and to check it opened the right file: with PEs in
- * different PID namespaces, /proc/<pid>/fd/<n> could name another process's file. */
-typedef struct {
-    char path[PATH_LEN];
-    uint64_t dev, ino;
-} segment_handle_t;
-
-static void handle_of(int fd, const char *path, segment_handle_t *h)
-{
-    struct stat st;
-    memset(h, 0, sizeof *h);
-    if (fd < 0 || fstat(fd, &st) != 0) return;
-    snprintf(h->path, PATH_LEN, "%s", path);
-    h->dev = (uint64_t)st.st_dev;
-    h->ino = (uint64_t)st.st_ino;
-}
-
-/* Opens a peer's segment; -1 if it cannot, or if what opened is not the peer's file. */
-static int open_handle(const segment_handle_t *h)
-{
-    struct stat st;
-    int fd = open(h->path, O_RDWR | O_CLOEXEC);
-    if (fd >= 0 && (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != h->dev ||
-                    (uint64_t)st.st_ino != h->ino)) {
-        close(fd);
-        errno = ESTALE;
-        fd = -1;
-    }
+    const char *failed = "";
+    int fd = nodeshm_shm_create(method, size, what, h, &failed);
+    if (fd < 0)
+        return nodeshm_report(NODESHM_ERR_SYSTEM, "shmem_init", "%s(%s, %zu bytes): %s", failed, what, size,
+                              strerror(errno));
     return fd;
 }
 
 int nodeshm_segment_probe(const nodeshm_topology_t *topo, int *method)
 {
-    char path[PATH_LEN] = "";
-    segment_handle_t mine, *all = calloc((size_t)topo->node_n_pes, sizeof *all);
-    int fd = create_backing(NODESHM_SHARE_MEMFD, 4096, path, "nodeshm-probe");
-    handle_of(fd, path, &mine);
+    nodeshm_shm_handle_t mine, *all = calloc((size_t)topo->node_n_pes, sizeof *all);
+    int fd = create_backing(NODESHM_SHARE_MEMFD, 4096, &mine, "nodeshm-probe");
     int ok = fd >= 0 && all != NULL;
     /* every PE takes part in every collective, whatever failed, so nobody hangs */
     MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all ? all : &mine, all ? sizeof mine : 0, MPI_BYTE,
                   topo->node);
     for (int i = 0; ok && i < topo->node_n_pes; i++) {
-        int peer = open_handle(&all[i]);
+        int peer = nodeshm_shm_open(&all[i]);
         if (peer < 0) ok = 0;
         else close(peer);
     }
@@ -136,10 +77,10 @@ static struct { void *addr; size_t size; int fd; } prepared = {NULL, 0, -1};
 int nodeshm_segment_prepare_fixed(void *fixed, size_t size, const char *what)
 {
     if (!fixed || !size || prepared.fd >= 0) return NODESHM_OK;
-    char path[PATH_LEN];
-    int fd = create_backing(NODESHM_SHARE_MEMFD, size, path, what);
+    nodeshm_shm_handle_t h;
+    int fd = create_backing(NODESHM_SHARE_MEMFD, size, &h, what);
     if (fd < 0) return fd;
-    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    void *m = nodeshm_shm_map(fd, size);
     int rc = m == MAP_FAILED ? nodeshm_report(NODESHM_ERR_SYSTEM, "shmem_init", "mmap(%s): %s", what,
                                               strerror(errno))
                              : replace_fixed(m, fixed, size, what);
@@ -157,7 +98,7 @@ int nodeshm_segment_prepare_fixed(void *fixed, size_t size, const char *what)
 static void *map_aligned(int fd, size_t size, size_t align, size_t skew)
 {
     int prot = PROT_READ | PROT_WRITE, flags = MAP_SHARED | MAP_NORESERVE;
-    if (align == 0) return mmap(NULL, size, prot, flags, fd, 0);
+    if (align == 0) return nodeshm_shm_map(fd, size);
     char *res = mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (res == MAP_FAILED) return MAP_FAILED;
     uintptr_t want = (((uintptr_t)res + skew + align - 1) & ~(uintptr_t)(align - 1)) - skew;
@@ -179,8 +120,8 @@ int nodeshm_segment_create(const nodeshm_topology_t *topo, int method, size_t si
     seg->node_n_pes = topo->node_n_pes;
     seg->fixed = fixed != NULL;
     seg->peer_base = calloc((size_t)topo->node_n_pes, sizeof(char *));
-    segment_handle_t mine, *all = calloc((size_t)topo->node_n_pes, sizeof *all);
-    char path[PATH_LEN] = "";
+    nodeshm_shm_handle_t mine, *all = calloc((size_t)topo->node_n_pes, sizeof *all);
+    memset(&mine, 0, sizeof mine);
     int rc = NODESHM_OK, fd = -1;
     if (!seg->peer_base || !all) rc = nodeshm_report(NODESHM_ERR_NOMEM, "shmem_init", "out of memory");
     int adopt = fixed && prepared.fd >= 0 && prepared.addr == fixed && prepared.size == size &&
@@ -188,7 +129,7 @@ int nodeshm_segment_create(const nodeshm_topology_t *topo, int method, size_t si
     if (prepared.fd >= 0 && fixed) { /* used now, or replaced again below: either way done */
         if (adopt) {
             fd = prepared.fd;
-            snprintf(path, PATH_LEN, "/proc/%ld/fd/%d", (long)getpid(), fd);
+            nodeshm_shm_handle_of(fd, &mine);
             seg->base = fixed;
         } else {
             close(prepared.fd); /* its pages stay mapped at `fixed` until replaced */
@@ -196,7 +137,7 @@ int nodeshm_segment_create(const nodeshm_topology_t *topo, int method, size_t si
         prepared.fd = -1;
     }
     if (rc == NODESHM_OK && size && !adopt) {
-        fd = create_backing(method, size, path, what);
+        fd = create_backing(method, size, &mine, what);
         if (fd < 0) rc = fd;
     }
     if (rc == NODESHM_OK && size && !adopt) {
@@ -211,7 +152,6 @@ int nodeshm_segment_create(const nodeshm_topology_t *topo, int method, size_t si
             seg->base = m;
         }
     }
-    handle_of(fd, path, &mine);
 
     /* everyone learns whether everyone succeeded before opening anything */
     int ok = rc == NODESHM_OK, all_ok = 0;
@@ -222,10 +162,10 @@ int nodeshm_segment_create(const nodeshm_topology_t *topo, int method, size_t si
             seg->peer_base[i] = seg->base;
             continue;
         }
-        int peer = open_handle(&all[i]);
+        int peer = nodeshm_shm_open(&all[i]);
         void *m = MAP_FAILED;
         if (peer >= 0) {
-            m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, peer, 0);
+            m = nodeshm_shm_map(peer, size);
             close(peer);
         }
         if (m == MAP_FAILED) {
@@ -237,10 +177,7 @@ int nodeshm_segment_create(const nodeshm_topology_t *topo, int method, size_t si
     }
     /* every peer has opened it (or failed): names can go; memfds close with the last mapping */
     MPI_Barrier(topo->node);
-    if (fd >= 0) {
-        if (method == NODESHM_SHARE_NAMED) unlink(path);
-        close(fd);
-    }
+    nodeshm_shm_release(method, fd, &mine);
     free(all);
     ok = rc == NODESHM_OK;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, topo->node);

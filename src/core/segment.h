@@ -1,12 +1,12 @@
 /* nodeshm core: memory segments that every PE of a node maps.
  *
  * Each PE creates its segment and every PE of its node maps it.  Nothing is ever left in
- * /dev/shm: segments are memfds that peers open through /proc/<pid>/fd (no name at all), or,
- * where that is not permitted, shm_open names with 128 random bits, mode 0600, unlinked as soon
- * as every peer has opened them, before init returns. */
+ * /dev/shm: a segment is a node-shared memory file (shmfile.h: a memfd, or where peers cannot open
+ * one an shm_open name unlinked as soon as every peer has opened it, before init returns). */
 #ifndef NODESHM_SEGMENT_H
 #define NODESHM_SEGMENT_H
 
+#include "core/shmfile.h"
 #include "core/topology.h"
 #include <stddef.h>
 
@@ -17,8 +17,6 @@ typedef struct nodeshm_segment {
     int node_n_pes;
     int fixed;         /* base is an existing range we replaced (the data segment): never unmap */
 } nodeshm_segment_t;
-
-enum nodeshm_share_method { NODESHM_SHARE_MEMFD = 0, NODESHM_SHARE_NAMED = 1 };
 
 /* Collective over the node: finds which sharing method works here (once). */
 int nodeshm_segment_probe(const nodeshm_topology_t *topo, int *method);

@@ -6,7 +6,7 @@
  * know (sendcount x sendtype size = the root's recvcounts[r] x recvtype size).  The call is
  * accelerated whenever the communicator is on one node (all ranks know n_nodes); a block of
  * NODESHM_MPI_GATHERV_MIN..._MAX bytes goes through its sender's slot, any other as a
- * PMPI_Send/PMPI_Irecv pair on the node communicator (private to the interposer) -- which is
+ * PMPI_Send/PMPI_Irecv pair on nsm_p2p with the communicator's own tag (nsmpi.c) -- which is
  * what both MPICH's and Open MPI's linear gatherv do for every block.  Ranks that write no slot
  * (the root, senders of point-to-point blocks) do not wait for the previous operation, so calls
  * whose blocks all go point to point pipeline like the MPI library's.  Between nodes a leader
@@ -27,17 +27,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NSM_GATHERV_TAG 7302 /* on the interposer's own node communicator */
-
 NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                  void *recvbuf, const int recvcounts[], const int displs[],
                                  MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     size_t max = nsm_op_max(NSM_OP_GATHERV);
     nsm_state_t *s = max ? nsm_get_state(comm) : NULL;
-    /* one node and a valid root: every rank knows both */
-    if (!s || s->n_nodes > 1 || root < 0 || root >= s->size) {
-        NSM_HAND(NSM_OP_GATHERV, comm, s, max != 0, -1, s && s->n_nodes > 1 ? NSM_WHY_NODES : NSM_WHY_ARGS);
+    /* one node, a tag for point to point (none: the state's window is 0 for both gatherv and
+     * scatterv), a valid root: every rank knows all three */
+    if (!s || s->n_nodes > 1 || s->p2p_tag < 0 || root < 0 || root >= s->size) {
+        NSM_HAND(NSM_OP_GATHERV, comm, s, max != 0, -1,
+                 !s ? NSM_WHY_ARGS : s->n_nodes > 1 ? NSM_WHY_NODES : s->p2p_tag < 0 ? NSM_WHY_ABOVE_MAX : NSM_WHY_ARGS);
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     }
     max = s->max[NSM_OP_GATHERV]; /* the communicator's (its window may have scaled it down) */
@@ -62,7 +62,7 @@ NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatyp
         if (!VIA_SLOT((size_t)mine)) {
             /* writes no shared buffer: no wait for the previous operation's readers */
             uint64_t seq = nsm_begin_reader_sized(s, NSM_OP_GATHERV, max);
-            if (mine) PMPI_Send(sendbuf, sendcount, sendtype, s->stage_index[root], NSM_GATHERV_TAG, s->node);
+            if (mine) PMPI_Send(sendbuf, sendcount, sendtype, s->p2p_rank[root], s->p2p_tag, nsm_p2p);
             nsm_store(&NSM_MY(s)->done, seq);
             return MPI_SUCCESS;
         }
@@ -85,8 +85,8 @@ NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatyp
             fprintf(stderr, "nodeshm_mpi: MPI_Gatherv: out of memory for %d requests\n", s->size);
             nodeshm_abort_job(1);
         }
-        PMPI_Irecv((char *)recvbuf + displs[r] * ext, recvcounts[r], recvtype, s->stage_index[r],
-                   NSM_GATHERV_TAG, s->node, &req[nreq++]);
+        PMPI_Irecv((char *)recvbuf + displs[r] * ext, recvcounts[r], recvtype, s->p2p_rank[r], s->p2p_tag,
+                   nsm_p2p, &req[nreq++]);
     }
     if (!in_place)
         nsm_copy((char *)recvbuf + displs[root] * ext, recvcounts[root], recvtype, sendbuf, sendcount, sendtype,

@@ -212,7 +212,8 @@ void nsm_debug_state(const nsm_state_t *s)
     int n = snprintf(line, sizeof line, "communicator %s%s%d ranks, %d node%s, %d-%d ranks per node", name,
                      *name ? ": " : "", s->size, s->n_nodes, s->n_nodes == 1 ? "" : "s", least, most);
     if (!s->active) {
-        nodeshm_debug_as(&nodeshm_face_mpi, -1, "%s: not accelerated (one rank per node)", line);
+        nodeshm_debug_as(&nodeshm_face_mpi, -1, "%s: not accelerated (%s)", line,
+                         s->max_node_size <= 1 ? "one rank per node" : "no shared memory or leaders communicator");
         return;
     }
     char a[32], b[32];
@@ -262,6 +263,7 @@ int MPI_Init(int *argc, char ***argv)
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS) {
         nsm_setup_keyval();
+        nsm_setup_p2p();
         nsm_scope_mins();
         nsm_debug_config();
         if (nsm_stats_open()) nsm_bad_setting();
@@ -275,6 +277,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) {
         nsm_setup_keyval();
+        nsm_setup_p2p();
         nsm_scope_mins();
         nsm_debug_config();
         if (nsm_stats_open()) nsm_bad_setting();

@@ -1,8 +1,8 @@
 /* libnodeshm_mpi: node-aware MPI collectives by PMPI interposition.
  *
- * Within a node, ranks meet in one MPI_Win_allocate_shared window per communicator and node:
- * copy in, flags, copy out.  Every flag is a 64-bit sequence number in a cache line that only
- * its owner writes (release store / acquire load), so nothing is ever reset.  Between nodes the
+ * Within a node, ranks meet in one node-shared memory file per communicator and node (its
+ * "window"): copy in, flags, copy out.  Every flag is a 64-bit sequence number in a cache line
+ * that only its owner writes (release store / acquire load), so nothing is ever reset.  Between nodes the
  * node leaders (node rank 0) call the MPI library (PMPI_*) on their leaders communicator.
  * Anything we do not accelerate, or that is above a size threshold, goes to PMPI_* unchanged.
  *
@@ -11,29 +11,22 @@
  * packed form (the type signature's bytes), so ranks may use different datatypes with the same
  * signature in Bcast/Gather, as MPI allows.
  *
- * This file: the per-communicator state, flags and datatype helpers; each operation has its own
- * file (barrier.c, bcast.c, allreduce.c, gather.c ...). */
+ * This file: the per-op counters, flags, the shared buffers' sizes and datatype helpers; the
+ * per-communicator state's life is in state.c; each operation has its own file (barrier.c,
+ * bcast.c, allreduce.c, gather.c ...). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "mpi/nsmpi.h"
 #include "nodeshm.h"
 
-#include <limits.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
-#include <unistd.h>
 
 nsm_config_t nsm_cfg;
-static int nsm_keyval = MPI_KEYVAL_INVALID;
-static pthread_mutex_t nsm_lock = PTHREAD_MUTEX_INITIALIZER;
-static nsm_state_t *nsm_states;
-static long nsm_counter;
 nsm_op_stats_t nsm_stats[NSM_OP_COUNT];
 
 /* The ops' names, as NODESHM_MPI_DISABLE spells them. */
@@ -100,75 +93,6 @@ uint64_t nsm_begin_uncounted(nsm_state_t *s, size_t need)
      * running ahead in the small ring reads its peers' lines about once per ring, not per call */
     if (seq > reused && seq - reused > s->done_seen) s->done_seen = nsm_wait_all(s, NSM_F_DONE, seq - reused);
     return seq;
-}
-
-/* ---------------------------------------------------------------- state */
-
-static void nsm_free_state(nsm_state_t *s)
-{
-    pthread_mutex_lock(&nsm_lock);
-    for (nsm_state_t **p = &nsm_states; *p; p = &(*p)->next)
-        if (*p == s) {
-            *p = s->next;
-            break;
-        }
-    pthread_mutex_unlock(&nsm_lock);
-    if (s->active) PMPI_Win_free(&s->win);
-    if (s->leaders != MPI_COMM_NULL) PMPI_Comm_free(&s->leaders);
-    if (s->node != MPI_COMM_NULL) PMPI_Comm_free(&s->node);
-    free(s->node_of);
-    free(s->stage_index);
-    free(s->node_members);
-    free(s->node_first);
-    free(s->node_count);
-    free(s);
-}
-
-static int nsm_delete_fn(MPI_Comm comm, int keyval, void *attr, void *extra)
-{
-    (void)comm, (void)keyval, (void)extra;
-    nsm_free_state(attr);
-    return MPI_SUCCESS;
-}
-
-/* Threads (MPI_THREAD_MULTIPLE) may look at the keyval while it is made: callers hold nsm_lock
- * or run before any thread exists (MPI_Init); readers load it atomically. */
-void nsm_setup_keyval(void)
-{
-    if (__atomic_load_n(&nsm_keyval, __ATOMIC_ACQUIRE) != MPI_KEYVAL_INVALID) return;
-    int kv;
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, nsm_delete_fn, &kv, NULL);
-    __atomic_store_n(&nsm_keyval, kv, __ATOMIC_RELEASE);
-}
-
-static uint64_t nsm_mix(uint64_t x) /* splitmix64 */
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-static int nsm_cmp_id_desc(const void *a, const void *b)
-{
-    long x = (*(nsm_state_t *const *)a)->id, y = (*(nsm_state_t *const *)b)->id;
-    return x < y ? 1 : x > y ? -1 : 0;
-}
-
-/* Frees the state of every communicator still alive, newest first: ids are agreed per
- * communicator and grow on every rank, so all ranks free shared windows in a compatible order. */
-void nsm_finalize_states(void)
-{
-    if (nsm_keyval == MPI_KEYVAL_INVALID) return;
-    int n = 0;
-    for (nsm_state_t *s = nsm_states; s; s = s->next) n++;
-    nsm_state_t **all = malloc(sizeof *all * (size_t)(n ? n : 1));
-    n = 0;
-    for (nsm_state_t *s = nsm_states; s; s = s->next) all[n++] = s;
-    qsort(all, (size_t)n, sizeof *all, nsm_cmp_id_desc);
-    for (int i = 0; i < n; i++) PMPI_Comm_delete_attr(all[i]->comm, nsm_keyval);
-    free(all);
-    PMPI_Comm_free_keyval(&nsm_keyval);
 }
 
 #define NSM_RING_BUDGET ((size_t)4 << 20)
@@ -254,166 +178,32 @@ static void nsm_fit_window(nsm_state_t *s)
     (void)nsm_size_buffers(s, s->max, s->node_size);
 }
 
-void nsm_split_node(MPI_Comm comm, MPI_Comm *node, int *physical_size)
+/* The thresholds and buffer sizes here; returns the bytes of the node's shared memory: flag
+ * lines, banks, ring. */
+size_t nsm_plan_buffers(nsm_state_t *s)
 {
-    MPI_Comm physical;
-    int rank, local, size;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &physical);
-    PMPI_Comm_size(physical, &size);
-    PMPI_Comm_rank(physical, &local);
-    if (physical_size) *physical_size = size;
-    if (nsm_cfg.pes_per_node > 0) {
-        PMPI_Comm_split(physical, local / nsm_cfg.pes_per_node, local, node);
-        PMPI_Comm_free(&physical);
-    } else {
-        *node = physical;
-    }
+    nsm_fit_window(s);
+    s->n_banks = nsm_cfg.banks;
+    s->bank_bytes = s->result_bytes + s->slot_bytes * (size_t)s->node_size + s->stage_bytes;
+    s->ring_slot = nsm_round(nsm_cfg.ring_bytes);
+    s->ring_bank_bytes = s->ring_slot * ((size_t)s->node_size + 1);
+    /* at most NSM_RING_BUDGET per communicator (big nodes get a shallower ring), but a
+     * configured depth below 16 is kept (tests) */
+    size_t fit = NSM_RING_BUDGET / s->ring_bank_bytes;
+    s->ring_depth = s->n_nodes > 1 || !s->ring_slot ? 0
+                    : nsm_cfg.ring_depth <= 16 || (size_t)nsm_cfg.ring_depth <= fit ? nsm_cfg.ring_depth
+                    : fit < 16 ? 16 : (int)fit;
+    return sizeof(nsm_line_t) * ((size_t)s->node_size + 1) + (size_t)s->n_banks * s->bank_bytes +
+           (size_t)s->ring_depth * s->ring_bank_bytes;
 }
 
-static nsm_state_t *nsm_create_state(MPI_Comm comm)
+/* Points the flags and buffers into the node's shared memory (s->shm, zeroed when made). */
+void nsm_map_buffers(nsm_state_t *s)
 {
-    nsm_state_t *s = calloc(1, sizeof *s);
-    if (!s) return NULL;
-    s->comm = comm;
-    s->node = s->leaders = MPI_COMM_NULL;
-    PMPI_Comm_rank(comm, &s->rank);
-    PMPI_Comm_size(comm, &s->size);
-
-    int physical_size;
-    nsm_split_node(comm, &s->node, &physical_size);
-    PMPI_Comm_rank(s->node, &s->node_rank);
-    PMPI_Comm_size(s->node, &s->node_size);
-    PMPI_Comm_split(comm, s->node_rank == 0 ? 0 : MPI_UNDEFINED, s->rank, &s->leaders);
-    int node_info[2] = {-1, 0};
-    if (s->leaders != MPI_COMM_NULL) {
-        PMPI_Comm_rank(s->leaders, &node_info[0]);
-        PMPI_Comm_size(s->leaders, &node_info[1]);
-    }
-    PMPI_Bcast(node_info, 2, MPI_INT, 0, s->node);
-    s->my_node = node_info[0];
-    s->n_nodes = node_info[1];
-
-    /* The id orders the frees at MPI_Finalize, so it must be the same on every rank and differ
-     * between communicators.  Threads may create states of two communicators at once (both
-     * reading the same counter): a random tag, agreed like the count, breaks the tie. */
-    long tag = (long)(nsm_mix((uint64_t)(uintptr_t)s ^ ((uint64_t)getpid() << 32) ^ (uint64_t)clock()) >> 33);
-    long agree[3] = {__atomic_load_n(&nsm_counter, __ATOMIC_RELAXED) + 1, s->node_size, tag}, agreed[3];
-    PMPI_Allreduce(agree, agreed, 3, MPI_LONG, MPI_MAX, comm);
-    s->id = agreed[0] << 31 | agreed[2];
-    s->max_node_size = (int)agreed[1];
-    for (int i = 0; i < NSM_OP_COUNT; i++)
-        s->min[i] = nsm_cfg.min_everywhere[i] || s->max_node_size <= 2 ? nsm_cfg.min[i] : 0;
-    long seen = __atomic_load_n(&nsm_counter, __ATOMIC_RELAXED); /* keep the largest count */
-    while (seen < agreed[0] &&
-           !__atomic_compare_exchange_n(&nsm_counter, &seen, agreed[0], 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-    }
-
-    s->node_of = malloc(sizeof(int) * (size_t)s->size);
-    s->stage_index = malloc(sizeof(int) * (size_t)s->size);
-    s->node_members = malloc(sizeof(int) * (size_t)s->node_size);
-    s->node_first = calloc((size_t)s->n_nodes + 1, sizeof(int));
-    s->node_count = calloc((size_t)s->n_nodes + 1, sizeof(int));
-    if (!s->node_of || !s->stage_index || !s->node_members || !s->node_first || !s->node_count) {
-        fprintf(stderr, "nodeshm_mpi: out of memory for a communicator of %d ranks\n", s->size);
-        nodeshm_abort_job(1);
-    }
-    PMPI_Allgather(&s->my_node, 1, MPI_INT, s->node_of, 1, MPI_INT, comm);
-    PMPI_Allgather(&s->rank, 1, MPI_INT, s->node_members, 1, MPI_INT, s->node);
-    for (int r = 0; r < s->size; r++) s->node_count[s->node_of[r]]++;
-    for (int k = 1; k < s->n_nodes; k++) s->node_first[k] = s->node_first[k - 1] + s->node_count[k - 1];
-    int *fill = calloc((size_t)s->n_nodes, sizeof(int));
-    for (int r = 0; r < s->size; r++) /* ranks of a node in rank order = node rank order */
-        s->stage_index[r] = s->node_first[s->node_of[r]] + fill[s->node_of[r]]++;
-    free(fill);
-
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    s->spin_limit = nsm_cfg.spin_count >= 0 ? nsm_cfg.spin_count
-                    : (cpus > 0 && physical_size > cpus) ? 16 : 4096;
-
-    s->active = s->max_node_size > 1;
-    if (s->active) {
-        nsm_fit_window(s);
-        size_t lines = sizeof(nsm_line_t) * ((size_t)s->node_size + 1);
-        s->n_banks = nsm_cfg.banks;
-        s->bank_bytes = s->result_bytes + s->slot_bytes * (size_t)s->node_size + s->stage_bytes;
-        s->ring_slot = nsm_round(nsm_cfg.ring_bytes);
-        s->ring_bank_bytes = s->ring_slot * ((size_t)s->node_size + 1);
-        /* at most NSM_RING_BUDGET per communicator (big nodes get a shallower ring), but a
-         * configured depth below 16 is kept (tests) */
-        size_t fit = NSM_RING_BUDGET / s->ring_bank_bytes;
-        s->ring_depth = s->n_nodes > 1 || !s->ring_slot ? 0
-                        : nsm_cfg.ring_depth <= 16 || (size_t)nsm_cfg.ring_depth <= fit ? nsm_cfg.ring_depth
-                        : fit < 16 ? 16 : (int)fit;
-        size_t total = lines + (size_t)s->n_banks * s->bank_bytes + (size_t)s->ring_depth * s->ring_bank_bytes;
-        MPI_Info info;
-        PMPI_Info_create(&info);
-        PMPI_Info_set(info, "alloc_shared_noncontig", "false");
-        void *mine;
-        if (PMPI_Win_allocate_shared(s->node_rank == 0 ? (MPI_Aint)total : 0, 1, info, s->node,
-                                     &mine, &s->win) != MPI_SUCCESS) {
-            fprintf(stderr, "nodeshm_mpi: MPI_Win_allocate_shared of %zu bytes failed\n", total);
-            nodeshm_abort_job(1);
-        }
-        PMPI_Info_free(&info);
-        MPI_Aint qsize;
-        int qdisp;
-        PMPI_Win_shared_query(s->win, 0, &qsize, &qdisp, &s->shm);
-        s->lines = (nsm_line_t *)s->shm;
-        if (s->node_rank == 0) memset(s->shm, 0, lines);
-        s->bank0 = s->shm + lines;
-        s->ring0 = s->bank0 + (size_t)s->n_banks * s->bank_bytes;
-        (void)nsm_use_buffers(s, 0, NSM_NEED_ANY);
-        PMPI_Barrier(s->node); /* the zeroed flags are seen before anyone uses them */
-    }
-    pthread_mutex_lock(&nsm_lock);
-    s->next = nsm_states;
-    nsm_states = s;
-    pthread_mutex_unlock(&nsm_lock);
-    nsm_debug_state(s); /* NODESHM_DEBUG: shape and thresholds, once per communicator */
-    return s;
-}
-
-nsm_state_t *nsm_get_state(MPI_Comm comm)
-{
-    int flag, inter, size;
-    nsm_state_t *s;
-    /* fast path, every call after the first: the state hangs on the communicator (a state is
-     * only ever made for a valid intra-communicator of an initialized MPI; the keyval is freed at
-     * MPI_Finalize).  The checks below cost more than a small message (MPI_Initialized and
-     * MPI_Finalized take a lock in Open MPI 5: a fallback 8-byte MPI_Bcast was 0.63x) */
-    if (comm != MPI_COMM_NULL && __atomic_load_n(&nsm_keyval, __ATOMIC_ACQUIRE) != MPI_KEYVAL_INVALID &&
-        PMPI_Comm_get_attr(comm, nsm_keyval, &s, &flag) == MPI_SUCCESS && flag)
-        return s->active ? s : NULL;
-    if (!__atomic_load_n(&nsm_cfg.loaded, __ATOMIC_ACQUIRE)) {
-        pthread_mutex_lock(&nsm_lock);
-        nsm_load_config();
-        pthread_mutex_unlock(&nsm_lock);
-    }
-    if (comm == MPI_COMM_NULL || nsm_cfg.all_off) return NULL;
-    PMPI_Initialized(&flag);
-    if (!flag) return NULL;
-    PMPI_Finalized(&flag);
-    if (flag) return NULL;
-    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return NULL;
-    PMPI_Comm_size(comm, &size);
-    if (size < 2) return NULL;
-    if (__atomic_load_n(&nsm_keyval, __ATOMIC_ACQUIRE) == MPI_KEYVAL_INVALID) {
-        pthread_mutex_lock(&nsm_lock);
-        nsm_setup_keyval();
-        pthread_mutex_unlock(&nsm_lock);
-    }
-    /* No lock from here on: a collective must not wait for a lock that another thread holds
-     * while it waits in a collective of its own (on another rank the order may be reversed).
-     * MPI forbids concurrent collectives on one communicator, so one comm's state is made by
-     * one thread; states of different comms are independent but for the list (nsm_lock) and
-     * the id counter (atomic). */
-    PMPI_Comm_get_attr(comm, nsm_keyval, &s, &flag);
-    if (flag) return s->active ? s : NULL;
-    s = nsm_create_state(comm);
-    if (!s) return NULL;
-    PMPI_Comm_set_attr(comm, nsm_keyval, s);
-    return s->active ? s : NULL;
+    s->lines = (nsm_line_t *)s->shm;
+    s->bank0 = s->shm + sizeof(nsm_line_t) * ((size_t)s->node_size + 1);
+    s->ring0 = s->bank0 + (size_t)s->n_banks * s->bank_bytes;
+    (void)nsm_use_buffers(s, 0, NSM_NEED_ANY);
 }
 
 /* ---------------------------------------------------------------- data movement helpers */

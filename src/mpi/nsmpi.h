@@ -1,10 +1,13 @@
 /* libnodeshm_mpi: per-communicator state of the PMPI interposer (internal).
  *
- * Every intra-communicator gets, at its first accelerated collective, a node split (pseudo-nodes
- * with NODESHM_PES_PER_NODE=k, like src/core/topology.c), a leaders communicator and one
- * MPI_Win_allocate_shared window per node holding flags and data buffers.  The state hangs on
- * the communicator as an attribute; the keyval's delete callback frees it at MPI_Comm_free and,
- * for communicators still alive, at MPI_Finalize. */
+ * Every intra-communicator gets, at its first call that could be accelerated, its shape (which
+ * ranks share a node, or a pseudo-node with NODESHM_PES_PER_NODE=k) and one node-shared memory
+ * file per node holding flags and data buffers (core/shmfile.h); across nodes also a leaders
+ * communicator.  Frugal: MPICH has 2048 context ids per process, so a state keeps no
+ * communicator of its own on one node (the node split is freed once the shape is known), and
+ * across nodes only the leaders hold one (nsmpi.c).  The state hangs on the communicator as an
+ * attribute; the keyval's delete callback frees it at MPI_Comm_free and, for communicators
+ * still alive, at MPI_Finalize. */
 #ifndef NODESHM_MPI_NSMPI_H
 #define NODESHM_MPI_NSMPI_H
 
@@ -30,7 +33,7 @@ typedef struct nsm_line {          /* one per node rank: written only by that ra
 typedef struct nsm_state {
     MPI_Comm comm;
     int rank, size;
-    MPI_Comm node, leaders;        /* leaders: node rank 0 of every node; NULL elsewhere */
+    MPI_Comm leaders;              /* several nodes: node rank 0 of every node; NULL elsewhere */
     int node_rank, node_size, n_nodes, my_node;
     int max_node_size;
     int *node_of;                  /* [size] node number (= leader rank) of each rank */
@@ -39,8 +42,13 @@ typedef struct nsm_state {
     int *node_first, *node_count;  /* [n_nodes] first stage_index and size of every node */
     long id;                       /* creation order, agreed by all ranks: finalize frees by it */
     int active;                    /* shared buffers exist (some node has >= 2 ranks) */
-    MPI_Win win;
-    char *shm;                     /* the node's window, node rank 0's base */
+    /* One node: blocks that gatherv and scatterv move point to point go on nsm_p2p (a duplicate
+     * of MPI_COMM_WORLD that all states share) with this state's own tag, to these ranks;
+     * -1: no tag (those ops go to the MPI library here). */
+    int p2p_tag;
+    int *p2p_rank;                 /* [size] rank on nsm_p2p of each rank */
+    char *shm;                     /* the node's shared memory ("window"): flags and buffers */
+    size_t shm_bytes;
     nsm_line_t *lines;             /* [node_size] + 1 (leader's release line) */
     /* The current operation's buffers: bank seq % n_banks of the window (nsm_begin).  With two
      * banks, a rank may write the next operation's buffers while peers still read this one's. */
@@ -79,8 +87,16 @@ typedef struct nsm_state {
  * not initialized...). */
 nsm_state_t *nsm_get_state(MPI_Comm comm);
 /* comm's ranks on this node, or on this pseudo-node (NODESHM_PES_PER_NODE): a new
- * communicator; *physical_size (if not NULL): the ranks on the physical node.  Collective. */
-void nsm_split_node(MPI_Comm comm, MPI_Comm *node, int *physical_size);
+ * communicator, ordered as in comm; *physical_size (if not NULL): the ranks on the physical
+ * node.  Collective; an error (no context id left) is returned as comm's handler allows. */
+int nsm_split_node(MPI_Comm comm, MPI_Comm *node, int *physical_size);
+/* Point-to-point traffic of gatherv and scatterv, tagged per state (MPI_COMM_NULL: none). */
+extern MPI_Comm nsm_p2p;
+void nsm_setup_p2p(void);    /* collective over MPI_COMM_WORLD: at MPI_Init */
+/* The state's thresholds and buffer sizes (nsmpi.c); returns the bytes of its node's shared
+ * memory.  Then nsm_map_buffers points its flags and buffers into s->shm. */
+size_t nsm_plan_buffers(nsm_state_t *s);
+void nsm_map_buffers(nsm_state_t *s);
 /* Node barrier over the state's node with flags; full memory fence both sides. */
 void nsm_node_barrier(nsm_state_t *s);
 void nsm_node_barrier_all(nsm_state_t *s);  /* node barrier + leaders' PMPI_Barrier: comm barrier */

@@ -11,7 +11,7 @@
  * added to agree on a path: instead the path of each block depends on its own size, which both
  * ends know.  The call is accelerated whenever the communicator is on one node (all ranks know
  * n_nodes); a block of NODESHM_MPI_SCATTERV_MIN..._MAX bytes goes through the receiver's slot,
- * any other as a PMPI_Isend/PMPI_Recv pair on the node communicator (private to the interposer)
+ * any other as a PMPI_Isend/PMPI_Recv pair on nsm_p2p with the communicator's own tag (nsmpi.c)
  * -- which is what both MPICH's and Open MPI's linear scatterv do for every block.
  *
  * Only the root (and between nodes the leaders) write shared buffers: the other ranks do not
@@ -49,8 +49,6 @@ static const char *blk_at(const void *sendbuf, const blocks_t *g, int r)
     return (const char *)sendbuf + (g->counts ? (MPI_Aint)g->displs[r] : (MPI_Aint)r * g->count) * g->ext;
 }
 
-#define NSM_SCATTERV_TAG 7301 /* on the interposer's own node communicator */
-
 /* One node.  A block goes through its receiver's slot when lo <= bytes <= hi, else point to
  * point (Scatterv; Scatter's blocks are all in range); mine: this rank's block bytes. */
 static int scatter_node(nsm_state_t *s, const void *sendbuf, const blocks_t *g, MPI_Datatype sendtype,
@@ -67,7 +65,7 @@ static int scatter_node(nsm_state_t *s, const void *sendbuf, const blocks_t *g, 
             nsm_unpack(recvbuf, recvcount, recvtype, nsm_slot(s, s->node_rank), mine,
                        comm);
         } else if (mine) {
-            PMPI_Recv(recvbuf, recvcount, recvtype, root_nr, NSM_SCATTERV_TAG, s->node, MPI_STATUS_IGNORE);
+            PMPI_Recv(recvbuf, recvcount, recvtype, s->p2p_rank[root], s->p2p_tag, nsm_p2p, MPI_STATUS_IGNORE);
         }
         nsm_store(&NSM_MY(s)->done, seq);
         return MPI_SUCCESS;
@@ -85,8 +83,8 @@ static int scatter_node(nsm_state_t *s, const void *sendbuf, const blocks_t *g, 
                 fprintf(stderr, "nodeshm_mpi: MPI_Scatterv: out of memory for %d requests\n", s->size);
                 nodeshm_abort_job(1);
             }
-            PMPI_Isend(blk_at(sendbuf, g, r), blk_count(g, r), sendtype, s->stage_index[r], NSM_SCATTERV_TAG,
-                       s->node, &req[nreq++]);
+            PMPI_Isend(blk_at(sendbuf, g, r), blk_count(g, r), sendtype, s->p2p_rank[r], s->p2p_tag, nsm_p2p,
+                       &req[nreq++]);
             continue;
         }
         nsm_pack(nsm_slot(s, s->stage_index[r]), n, blk_at(sendbuf, g, r),
@@ -215,9 +213,11 @@ NSM_BODY int accelerated_Scatterv(const void *sendbuf, const int sendcounts[], c
 {
     size_t max = nsm_op_max(NSM_OP_SCATTERV);
     nsm_state_t *s = max ? nsm_get_state(comm) : NULL;
-    /* one node and a valid root: every rank knows both */
-    if (!s || s->n_nodes > 1 || root < 0 || root >= s->size) {
-        NSM_HAND(NSM_OP_SCATTERV, comm, s, max != 0, -1, s && s->n_nodes > 1 ? NSM_WHY_NODES : NSM_WHY_ARGS);
+    /* one node, a tag for point to point (none: the state's window is 0 for both gatherv and
+     * scatterv), a valid root: every rank knows all three */
+    if (!s || s->n_nodes > 1 || s->p2p_tag < 0 || root < 0 || root >= s->size) {
+        NSM_HAND(NSM_OP_SCATTERV, comm, s, max != 0, -1,
+                 !s ? NSM_WHY_ARGS : s->n_nodes > 1 ? NSM_WHY_NODES : s->p2p_tag < 0 ? NSM_WHY_ABOVE_MAX : NSM_WHY_ARGS);
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     }
     blocks_t g = {0, sendcounts, displs, 0, 0};

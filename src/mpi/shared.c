@@ -1,7 +1,7 @@
 /* libnodeshm_mpi: node-shared data (include/nodeshm.h).
  *
- * The region is an MPI_Win_allocate_shared window on the node communicator of the comm's
- * interposer state (contiguous: rank order within the node); sync is the interposer's flag
+ * The region is an MPI_Win_allocate_shared window on the comm's node communicator (contiguous:
+ * rank order within the node, as in the comm's interposer state); sync is the interposer's flag
  * barrier on that node (PMPI_Barrier when the comm has no shared buffers).
  *
  * The producer/consumer signals live in a second, small shared window: per node rank a `ready`
@@ -67,20 +67,10 @@ static nss_counter_t *nss_counter(nodeshm_shared_t h, int kind, int node_rank)
 
 int nodeshm_comm_split_node(MPI_Comm comm, MPI_Comm *node)
 {
-    int rank, local, rc;
-    MPI_Comm physical;
+    int rank, rc;
     if ((rc = PMPI_Comm_rank(comm, &rank)) != MPI_SUCCESS) return rc;
-    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &physical);
     if (!__atomic_load_n(&nsm_cfg.loaded, __ATOMIC_ACQUIRE)) nsm_load_config(); /* checked value */
-    int k = nsm_cfg.pes_per_node;
-    PMPI_Comm_rank(physical, &local);
-    if (k <= 0) {
-        *node = physical;
-        return MPI_SUCCESS;
-    }
-    PMPI_Comm_split(physical, local / k, local, node);
-    PMPI_Comm_free(&physical);
-    return MPI_SUCCESS;
+    return nsm_split_node(comm, node, NULL);
 }
 
 int nodeshm_shared_alloc(MPI_Comm comm, size_t my_bytes, nodeshm_shared_t *out)
@@ -97,11 +87,7 @@ int nodeshm_shared_alloc(MPI_Comm comm, size_t my_bytes, nodeshm_shared_t *out)
     PMPI_Comm_rank(h->comm, &h->rank);
     PMPI_Comm_size(h->comm, &size);
     h->state = nsm_get_state(h->comm); /* NULL for size 1 / single-rank nodes / disabled */
-    if (h->state) {
-        PMPI_Comm_dup(h->state->node, &h->node);
-    } else {
-        nodeshm_comm_split_node(h->comm, &h->node);
-    }
+    nodeshm_comm_split_node(h->comm, &h->node); /* ordered as the state's node ranks */
     PMPI_Comm_rank(h->node, &h->node_rank);
     PMPI_Comm_size(h->node, &h->node_size);
     int leader = h->node_rank == 0, nodes_before;
