@@ -12,14 +12,16 @@ trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME=$tmp/none # a tuning file of the user's own must not leak in
 unset NODESHM_TUNING
 case $WHERE in
-  stderr) stats=1 report=$tmp/out ;;
+  stderr) stats=1 report=$tmp/err ;;
   text) stats=$tmp/report.txt report=$stats ;;
   csv) stats=$tmp/report.csv report=$stats ;;
   *) echo "mpi_stats.sh: WHERE is stderr, text or csv, not '$WHERE'"; exit 2 ;;
 esac
-NODESHM_MPI_STATS=$stats "$OSHRUN" -np "$NP" "$PROG" "$tmp/expect" >"$tmp/out" 2>&1
+# stdout and stderr apart: the launcher forwards each stream on its own, so rank 0's printf
+# can land inside the report's lines when both go to one file (seen in CI).
+NODESHM_MPI_STATS=$stats "$OSHRUN" -np "$NP" "$PROG" "$tmp/expect" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-cat "$tmp/out"
+cat "$tmp/out" "$tmp/err"
 if [ $rc -ne 0 ]; then
   echo "mpi_stats.sh: FAIL: the program exited with $rc"
   exit 1
