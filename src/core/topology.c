@@ -1,4 +1,5 @@
-/* nodeshm core: node and pseudo-node discovery. */
+/* nodeshm core: node and pseudo-node discovery.  Compiled into libnodeshm_mpi too (the
+ * interposer's node split): it needs only MPI, libc and core/env.c, not the OpenSHMEM runtime. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -7,8 +8,41 @@
 #include "core/status.h"
 
 #include <sched.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+int nodeshm_topology_split_node(MPI_Comm comm, long per_node, MPI_Comm *node, int *physical_size)
+{
+    MPI_Comm physical;
+    int rank, local, size, rc;
+    *node = MPI_COMM_NULL;
+    PMPI_Comm_rank(comm, &rank);
+    rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &physical);
+    if (rc != MPI_SUCCESS) return rc;
+    PMPI_Comm_size(physical, &size);
+    PMPI_Comm_rank(physical, &local);
+    if (physical_size) *physical_size = size;
+    if (per_node <= 0) {
+        *node = physical;
+        return MPI_SUCCESS;
+    }
+    rc = PMPI_Comm_split(physical, (int)(local / per_node), local, node);
+    if (rc != MPI_SUCCESS) *node = MPI_COMM_NULL;
+    PMPI_Comm_free(&physical);
+    return rc;
+}
+
+/* Reported here, not by core/status.c, which needs the OpenSHMEM runtime. */
+__attribute__((format(printf, 3, 4)))
+static int fail(const nodeshm_topology_t *t, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    nodeshm_vmessage(&nodeshm_face_shmem, t->my_pe, "shmem_init", fmt, ap);
+    va_end(ap);
+    return status;
+}
 
 int nodeshm_topology_create(MPI_Comm parent, nodeshm_topology_t *t)
 {
@@ -21,17 +55,8 @@ int nodeshm_topology_create(MPI_Comm parent, nodeshm_topology_t *t)
     int rc = nodeshm_env_long("NODESHM_PES_PER_NODE", 0, 1, 1L << 20, &per_node);
     if (rc) return rc;
 
-    MPI_Comm physical;
-    MPI_Comm_split_type(t->world, MPI_COMM_TYPE_SHARED, t->my_pe, MPI_INFO_NULL, &physical);
-    MPI_Comm_size(physical, &t->physical_n_pes);
-    if (per_node > 0) {
-        int local;
-        MPI_Comm_rank(physical, &local);
-        MPI_Comm_split(physical, (int)(local / per_node), local, &t->node);
-        MPI_Comm_free(&physical);
-    } else {
-        t->node = physical;
-    }
+    if (nodeshm_topology_split_node(t->world, per_node, &t->node, &t->physical_n_pes) != MPI_SUCCESS)
+        return fail(t, NODESHM_ERR_MPI, "MPI_Comm_split_type / MPI_Comm_split for the node failed");
     MPI_Comm_rank(t->node, &t->node_my_pe);
     MPI_Comm_size(t->node, &t->node_n_pes);
     MPI_Comm_split(t->world, t->node_my_pe == 0 ? 0 : MPI_UNDEFINED, t->my_pe, &t->leaders);
@@ -51,7 +76,7 @@ int nodeshm_topology_create(MPI_Comm parent, nodeshm_topology_t *t)
     t->node_index_of = malloc(sizeof(int) * (size_t)t->n_pes);
     t->node_pes = malloc(sizeof(int) * (size_t)t->node_n_pes);
     if (!t->node_of || !t->node_index_of || !t->node_pes)
-        return nodeshm_report(NODESHM_ERR_NOMEM, "shmem_init", "out of memory for %d PEs", t->n_pes);
+        return fail(t, NODESHM_ERR_NOMEM, "out of memory for %d PEs", t->n_pes);
     MPI_Allgather(&t->my_node, 1, MPI_INT, t->node_of, 1, MPI_INT, t->world);
     MPI_Allgather(&t->my_pe, 1, MPI_INT, t->node_pes, 1, MPI_INT, t->node);
     for (int pe = 0; pe < t->n_pes; pe++) t->node_index_of[pe] = -1;

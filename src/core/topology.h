@@ -25,4 +25,12 @@ typedef struct nodeshm_topology {
 int nodeshm_topology_create(MPI_Comm parent, nodeshm_topology_t *topo);
 void nodeshm_topology_destroy(nodeshm_topology_t *topo);
 
+/* The one node split of both faces: comm's ranks that share memory with mine
+ * (MPI_COMM_TYPE_SHARED; on emulated hosts, those of my host), cut into pseudo-nodes of
+ * `per_node` consecutive ones when per_node > 0 (NODESHM_PES_PER_NODE), ordered as in comm.
+ * *physical_size (if not NULL): comm's ranks on the physical node.  Collective over comm (PMPI:
+ * an MPI tool or the interposer above sees none of it); returns MPI's error code, *node is then
+ * MPI_COMM_NULL. */
+int nodeshm_topology_split_node(MPI_Comm comm, long per_node, MPI_Comm *node, int *physical_size);
+
 #endif

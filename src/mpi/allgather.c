@@ -54,25 +54,25 @@ static int allgather_shm(nsm_state_t *s, const void *sendbuf, int sendcount, MPI
         for (int i = 0; i < s->size; i++) soff[i + 1] += soff[i];
     }
     uint64_t seq = nsm_begin(s, op);
-    char *mine = multi ? s->stage + soff[s->stage_index[me]]
-                       : nsm_slot(s, s->node_rank);
+    char *mine = multi ? s->area.cur.stage + soff[s->stage_index[me]]
+                       : nodeshm_area_slot(&s->area, s->node_rank);
     if (in_place)
         nsm_pack(mine, blk_bytes(g, me), blk_at(recvbuf, g, me), blk_count(g, me), recvtype, comm);
     else
         nsm_pack(mine, blk_bytes(g, me), sendbuf, sendcount, sendtype, comm);
-    nsm_store(&NSM_MY(s)->arrive, seq);
+    nodeshm_flags_arrive(&s->area.flags, seq);
     if (multi) {
         if (s->node_rank == 0) {
-            nsm_wait_all(s, NSM_F_ARRIVE, seq);
+            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
             int *cnt = (int *)(soff + s->size + 1), *dsp = cnt + s->n_nodes;
             for (int k = 0; k < s->n_nodes; k++) {
                 dsp[k] = (int)soff[s->node_first[k]];
                 cnt[k] = (int)(soff[s->node_first[k] + s->node_count[k]] - soff[s->node_first[k]]);
             }
-            PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->stage, cnt, dsp, MPI_BYTE, s->leaders);
-            nsm_store(NSM_RELEASE(s), seq);
+            PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->area.cur.stage, cnt, dsp, MPI_BYTE, s->leaders);
+            nodeshm_flags_release(&s->area.flags, seq);
         } else {
-            nsm_wait_ge(s, NSM_RELEASE(s), seq);
+            nodeshm_flags_wait_release(&s->area.flags, seq);
         }
     }
     const int dense = nsm_is_dense(recvtype);
@@ -82,18 +82,18 @@ static int allgather_shm(nsm_state_t *s, const void *sendbuf, int sendcount, MPI
         if (!n || (r == me && in_place)) continue;
         const char *src;
         if (multi) {
-            src = s->stage + soff[s->stage_index[r]];
+            src = s->area.cur.stage + soff[s->stage_index[r]];
         } else {
             int nr = s->stage_index[r]; /* one node: stage index = node rank */
-            nsm_wait_ge(s, &s->lines[nr].arrive, seq);
-            src = nsm_slot(s, nr);
+            nodeshm_flags_wait_arrive(&s->area.flags, nr, seq);
+            src = nodeshm_area_slot(&s->area, nr);
         }
         if (dense)
             memcpy(blk_at(recvbuf, g, r), src, n);
         else
             nsm_unpack(blk_at(recvbuf, g, r), blk_count(g, r), recvtype, src, n, comm);
     }
-    nsm_store(&NSM_MY(s)->done, seq);
+    nodeshm_flags_done(&s->area.flags, seq);
     free(soff);
     return MPI_SUCCESS;
 }
@@ -105,7 +105,7 @@ NSM_BODY int accelerated_Allgather(const void *sendbuf, int sendcount, MPI_Datat
     nsm_state_t *s = max ? nsm_get_state(comm) : NULL;
     long long b = s ? nsm_bytes(recvcount, recvtype) : -1;
     if (b < 0 || (size_t)b > s->max[NSM_OP_ALLGATHER] || (size_t)b < s->min[NSM_OP_ALLGATHER] ||
-        (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->stage_bytes)) {
+        (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->area.banks.stage_bytes)) {
         NSM_HAND(NSM_OP_ALLGATHER, comm, s, 1, b, b < 0 ? NSM_WHY_DATATYPE : NSM_WHY_STAGE);
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     }
@@ -137,7 +137,7 @@ NSM_BODY int accelerated_Allgatherv(const void *sendbuf, int sendcount, MPI_Data
         total += n;
     }
     if (t < 0 || largest > s->max[NSM_OP_ALLGATHERV] || largest < s->min[NSM_OP_ALLGATHERV] ||
-        (s->n_nodes > 1 && total > s->stage_bytes)) {
+        (s->n_nodes > 1 && total > s->area.banks.stage_bytes)) {
         NSM_HAND(NSM_OP_ALLGATHERV, comm, s, 1, t < 0 ? -1 : (long long)largest,
                  t < 0 ? NSM_WHY_DATATYPE : NSM_WHY_STAGE);
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);

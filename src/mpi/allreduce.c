@@ -19,9 +19,9 @@
 void nsm_reduce_slots(const nsm_state_t *s, void *dst, size_t off, int n, size_t len, MPI_Datatype type,
                       MPI_Op op)
 {
-    memcpy(dst, s->slots + off, len);
+    memcpy(dst, s->area.cur.slots + off, len);
     for (int j = 1; j < s->node_size; j++)
-        PMPI_Reduce_local(nsm_slot(s, j) + off, dst, n, type, op);
+        PMPI_Reduce_local(nodeshm_area_slot(&s->area, j) + off, dst, n, type, op);
 }
 
 NSM_BODY int accelerated_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -48,21 +48,21 @@ NSM_BODY int accelerated_Allreduce(const void *sendbuf, void *recvbuf, int count
     }
     size_t bytes = (size_t)count * (size_t)extent;
     uint64_t seq = nsm_begin(s, NSM_OP_ALLREDUCE);
-    char *slot = nsm_slot(s, s->node_rank);
+    char *slot = nodeshm_area_slot(&s->area, s->node_rank);
     memcpy(slot, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
-    nsm_store(&NSM_MY(s)->arrive, seq);
+    nodeshm_flags_arrive(&s->area.flags, seq);
 
     if (bytes <= NSM_ALLREDUCE_ONE_PHASE) {
         /* one phase: one rank reduces every slot (each rank itself on one node) */
         if (s->n_nodes == 1) {
-            nsm_wait_all(s, NSM_F_ARRIVE, seq);
+            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
             nsm_reduce_slots(s, recvbuf, 0, count, bytes, type, op);
-            nsm_store(&NSM_MY(s)->done, seq);
+            nodeshm_flags_done(&s->area.flags, seq);
             return MPI_SUCCESS;
         }
         if (s->node_rank == 0) {
-            nsm_wait_all(s, NSM_F_ARRIVE, seq);
-            nsm_reduce_slots(s, s->result, 0, count, bytes, type, op);
+            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
+            nsm_reduce_slots(s, s->area.cur.result, 0, count, bytes, type, op);
         }
     } else {
         /* each node rank reduces one chunk over all slots, in node rank order */
@@ -71,23 +71,24 @@ NSM_BODY int accelerated_Allreduce(const void *sendbuf, void *recvbuf, int count
         int n = count - first < chunk ? count - first : chunk;
         if (n > 0) {
             size_t off = (size_t)first * (size_t)extent, len = (size_t)n * (size_t)extent;
-            nsm_wait_all(s, NSM_F_ARRIVE, seq);
-            nsm_reduce_slots(s, s->result + off, off, n, len, type, op);
+            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
+            nsm_reduce_slots(s, s->area.cur.result + off, off, n, len, type, op);
         }
-        nsm_store(&NSM_MY(s)->reduced, seq);
-        if (s->n_nodes == 1 || s->node_rank == 0) nsm_wait_all(s, NSM_F_REDUCED, seq);
+        nodeshm_flags_reduced(&s->area.flags, seq);
+        if (s->n_nodes == 1 || s->node_rank == 0)
+            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_REDUCED, seq);
     }
-    /* the node's result is in s->result: leaders combine it between nodes */
+    /* the node's result is in s->area.cur.result: leaders combine it between nodes */
     if (s->n_nodes > 1) {
         if (s->node_rank == 0) {
-            nsm_leaders_allreduce(s->result, count, type, op, bytes, s->leaders);
-            nsm_store(NSM_RELEASE(s), seq);
+            nsm_leaders_allreduce(s->area.cur.result, count, type, op, bytes, s->leaders);
+            nodeshm_flags_release(&s->area.flags, seq);
         } else {
-            nsm_wait_ge(s, NSM_RELEASE(s), seq);
+            nodeshm_flags_wait_release(&s->area.flags, seq);
         }
     }
-    memcpy(recvbuf, s->result, bytes);
-    nsm_store(&NSM_MY(s)->done, seq);
+    memcpy(recvbuf, s->area.cur.result, bytes);
+    nodeshm_flags_done(&s->area.flags, seq);
     return MPI_SUCCESS;
 }
 

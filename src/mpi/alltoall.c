@@ -78,7 +78,7 @@ static void a2a_leaders(nsm_state_t *s, size_t stride, size_t moved)
         sd[k] = s->node_size * s->node_first[k];
         rd[k] = s->node_size * s->size + s->node_first[k] * s->node_size;
     }
-    PMPI_Alltoallv(s->stage, sc, sd, block, s->stage, rc, rd, block, s->leaders);
+    PMPI_Alltoallv(s->area.cur.stage, sc, sd, block, s->area.cur.stage, rc, rd, block, s->leaders);
     free(v);
     PMPI_Type_free(&block);
 }
@@ -87,10 +87,11 @@ static void a2a_leaders(nsm_state_t *s, size_t stride, size_t moved)
  * the current bank, so ask again after nsm_begin. */
 static char *a2a_area(const nsm_state_t *s, size_t stride)
 {
+    const nodeshm_banks_t *b = &s->area.banks;
     if (s->n_nodes == 1)
-        return (size_t)s->size * (size_t)s->size * stride <= (size_t)s->node_size * s->slot_bytes ? s->slots
-                                                                                                 : NULL;
-    return 2 * (size_t)s->max_node_size * (size_t)s->size * stride <= s->stage_bytes ? s->stage : NULL;
+        return (size_t)s->size * (size_t)s->size * stride <= (size_t)s->node_size * b->slot_bytes ? s->area.cur.slots
+                                                                                                    : NULL;
+    return 2 * (size_t)s->max_node_size * (size_t)s->size * stride <= b->stage_bytes ? s->area.cur.stage : NULL;
 }
 
 /* Not the threshold alone: the matrix (size^2 blocks on one node, the leaders' stage between
@@ -101,9 +102,10 @@ static char *a2a_area(const nsm_state_t *s, size_t stride)
 size_t nsm_a2av_stride(const nsm_state_t *s)
 {
     size_t max = s->max[NSM_OP_ALLTOALLV], room;
-    if (s->n_nodes == 1) room = (size_t)s->node_size * s->slot_bytes / ((size_t)s->size * (size_t)s->size);
-    else room = s->stage_bytes / (2 * (size_t)s->max_node_size * (size_t)s->size);
-    if (room >= NSM_LINE) room -= room % NSM_LINE;
+    const nodeshm_banks_t *b = &s->area.banks;
+    if (s->n_nodes == 1) room = (size_t)s->node_size * b->slot_bytes / ((size_t)s->size * (size_t)s->size);
+    else room = b->stage_bytes / (2 * (size_t)s->max_node_size * (size_t)s->size);
+    if (room >= NODESHM_FLAG_LINE) room -= room % NODESHM_FLAG_LINE;
     return max < room ? max : room;
 }
 
@@ -145,24 +147,24 @@ NSM_BODY int accelerated_Alltoall(const void *sendbuf, int sendcount, MPI_Dataty
         if (r != s->rank || !self_direct)
             nsm_pack_as(area + a2a_send_block(s, r) * T, T, (const char *)sendbuf + (size_t)r * sstride, sendcount,
                      sendtype, sdense, comm);
-    nsm_store(&NSM_MY(s)->arrive, seq);
+    nodeshm_flags_arrive(&s->area.flags, seq);
     if (self_direct)
         memcpy((char *)recvbuf + (size_t)s->rank * rstride, (const char *)sendbuf + (size_t)s->rank * sstride, T);
     if (s->n_nodes > 1) {
         if (s->node_rank == 0) {
-            nsm_wait_all(s, NSM_F_ARRIVE, seq);
+            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
             a2a_leaders(s, T, T);
-            nsm_store(NSM_RELEASE(s), seq);
+            nodeshm_flags_release(&s->area.flags, seq);
         }
         /* blocks from my own node first, while the leader talks to the other nodes */
         for (int i = 0; i < s->node_size; i++) {
             int r = s->node_members[i];
             if (r == s->rank && self_direct) continue;
-            nsm_wait_ge(s, &s->lines[i].arrive, seq);
+            nodeshm_flags_wait_arrive(&s->area.flags, i, seq);
             nsm_unpack_as((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
                        a2a_recv_ptr(s, area, T, r), T, comm);
         }
-        nsm_wait_ge(s, NSM_RELEASE(s), seq);
+        nodeshm_flags_wait_release(&s->area.flags, seq);
         for (int r = 0; r < s->size; r++)
             if (s->node_of[r] != s->my_node)
                 nsm_unpack_as((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
@@ -170,17 +172,17 @@ NSM_BODY int accelerated_Alltoall(const void *sendbuf, int sendcount, MPI_Dataty
     } else {
         for (int r = 0; r < s->size; r++) {
             if (r == s->rank && self_direct) continue;
-            nsm_wait_ge(s, &s->lines[r].arrive, seq);
+            nodeshm_flags_wait_arrive(&s->area.flags, r, seq);
             nsm_unpack_as((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
                        a2a_recv_ptr(s, area, T, r), T, comm);
         }
     }
-    nsm_store(&NSM_MY(s)->done, seq);
+    nodeshm_flags_done(&s->area.flags, seq);
     return MPI_SUCCESS;
 }
 
 /* Votes and the leader's decision (alltoallv): one line each in the result area. */
-#define A2AV_VOTE(s, i) ((uint64_t *)((s)->result + (size_t)(i) * NSM_LINE))
+#define A2AV_VOTE(s, i) ((uint64_t *)((s)->area.cur.result + (size_t)(i) * NODESHM_FLAG_LINE))
 
 /* A vote that ends in the MPI library costs a flag round the MPI library alone would not pay
  * (0.83-0.90x just above the threshold, both MPIs, 2-8 ranks).  Programs repeat their exchanges,
@@ -201,7 +203,7 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
     const size_t T = looked ? nsm_a2av_stride(looked) : 0;
     nsm_state_t *s = T ? looked : NULL;
     char *area = s ? a2a_area(s, T) : NULL;
-    if (area && (size_t)(s->max_node_size + 1) * NSM_LINE > s->result_bytes) area = NULL;
+    if (area && (size_t)(s->max_node_size + 1) * NODESHM_FLAG_LINE > s->area.banks.result_bytes) area = NULL;
     /* agreed by all ranks: the configuration and the communicator; counts and datatypes enter
      * only through the votes */
     int skipped = 0;
@@ -239,7 +241,7 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
     }
 
     const int self_direct = !in_place && sdense && rdense; /* my own block goes straight across */
-    uint64_t seq = nsm_begin_uncounted(s, NSM_NEED_ANY); /* counted once the vote fits */
+    uint64_t seq = nodeshm_area_begin(&s->area, NODESHM_NEED_ANY); /* counted once the vote fits */
     area = a2a_area(s, T);
     if (mine <= T)
         for (int r = 0; r < s->size; r++)
@@ -247,11 +249,11 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
                 nsm_pack_as(area + a2a_send_block(s, r) * T, (size_t)scounts[r] * (size_t)ssize,
                          (const char *)sbuf + (size_t)sdisp[r] * (size_t)sext, scounts[r], stype, sdense, comm);
     *A2AV_VOTE(s, s->node_rank) = mine;
-    nsm_store(&NSM_MY(s)->arrive, seq);
+    nodeshm_flags_arrive(&s->area.flags, seq);
 
     uint64_t most = 0;
     if (s->n_nodes == 1 || s->node_rank == 0) {
-        nsm_wait_all(s, NSM_F_ARRIVE, seq);
+        nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
         for (int i = 0; i < s->node_size; i++)
             if (*A2AV_VOTE(s, i) > most) most = *A2AV_VOTE(s, i);
     }
@@ -260,9 +262,9 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
             PMPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MAX, s->leaders);
             if (most && most <= T) a2a_leaders(s, T, most);
             *A2AV_VOTE(s, s->node_size) = most;
-            nsm_store(NSM_RELEASE(s), seq);
+            nodeshm_flags_release(&s->area.flags, seq);
         } else {
-            nsm_wait_ge(s, NSM_RELEASE(s), seq);
+            nodeshm_flags_wait_release(&s->area.flags, seq);
             most = *A2AV_VOTE(s, s->node_size);
         }
     }
@@ -272,7 +274,7 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
         s->a2av_skip = s->a2av_backoff;
         nsm_count_voted_out(NSM_OP_ALLTOALLV);
         NSM_WHY(veto ? NSM_WHY_LARGE : NSM_WHY_VOTE);
-        nsm_store(&NSM_MY(s)->done, seq);
+        nodeshm_flags_done(&s->area.flags, seq);
         return NSM_HANDED_OVER;
     }
     nsm_count_accelerated(NSM_OP_ALLTOALLV);
@@ -282,7 +284,7 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
                                                : a2a_recv_ptr(s, area, T, r),
                    (size_t)recvcounts[r] * (size_t)rsize, comm);
     s->a2av_backoff = 0;
-    nsm_store(&NSM_MY(s)->done, seq);
+    nodeshm_flags_done(&s->area.flags, seq);
     return MPI_SUCCESS;
 }
 

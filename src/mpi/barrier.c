@@ -1,23 +1,6 @@
-/* libnodeshm_mpi: MPI_Barrier, and the node barrier other parts use (nsm_node_barrier). */
+/* libnodeshm_mpi: MPI_Barrier: the node-collective area's barrier (core/coll/flags.h), node leaders
+ * meeting in PMPI_Barrier between nodes. */
 #include "mpi/nsmpi.h"
-
-/* Node barrier; with `between`, node leaders also meet between nodes (a full comm barrier). */
-static void nsm_barrier(nsm_state_t *s, int between)
-{
-    uint64_t seq = ++s->seq;
-    nsm_store(&NSM_MY(s)->arrive, seq);
-    if (s->node_rank == 0) {
-        nsm_wait_all(s, NSM_F_ARRIVE, seq);
-        if (between && s->n_nodes > 1) PMPI_Barrier(s->leaders);
-        nsm_store(NSM_RELEASE(s), seq);
-    } else {
-        nsm_wait_ge(s, NSM_RELEASE(s), seq);
-    }
-    nsm_store(&NSM_MY(s)->done, seq);
-}
-
-void nsm_node_barrier(nsm_state_t *s) { nsm_barrier(s, 0); }
-void nsm_node_barrier_all(nsm_state_t *s) { nsm_barrier(s, 1); }
 
 NSM_BODY int accelerated_Barrier(MPI_Comm comm)
 {
@@ -27,7 +10,7 @@ NSM_BODY int accelerated_Barrier(MPI_Comm comm)
         return PMPI_Barrier(comm);
     }
     nsm_count_accelerated(NSM_OP_BARRIER);
-    nsm_barrier(s, 1);
+    nsm_node_barrier_all(s);
     return MPI_SUCCESS;
 }
 

@@ -30,20 +30,20 @@ NSM_BODY int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root
     int root_here = root_node == s->my_node;
     int root_nr = root_here ? s->stage_index[root] - s->node_first[root_node] : -1;
     if (s->rank == root) {
-        nsm_pack(s->result, (size_t)bytes, buf, count, type, comm);
-        nsm_store(&NSM_MY(s)->arrive, seq);
+        nsm_pack(s->area.cur.result, (size_t)bytes, buf, count, type, comm);
+        nodeshm_flags_arrive(&s->area.flags, seq);
     }
     if (s->n_nodes == 1) {
-        if (s->rank != root) nsm_wait_ge(s, &s->lines[root_nr].arrive, seq);
+        if (s->rank != root) nodeshm_flags_wait_arrive(&s->area.flags, root_nr, seq);
     } else if (s->node_rank == 0) {
-        if (root_here && s->rank != root) nsm_wait_ge(s, &s->lines[root_nr].arrive, seq);
-        nsm_leaders_bcast(s->result, (size_t)bytes, root_node, s->leaders);
-        nsm_store(NSM_RELEASE(s), seq);
+        if (root_here && s->rank != root) nodeshm_flags_wait_arrive(&s->area.flags, root_nr, seq);
+        nsm_leaders_bcast(s->area.cur.result, (size_t)bytes, root_node, s->leaders);
+        nodeshm_flags_release(&s->area.flags, seq);
     } else if (s->rank != root) {
-        nsm_wait_ge(s, NSM_RELEASE(s), seq);
+        nodeshm_flags_wait_release(&s->area.flags, seq);
     }
-    if (s->rank != root) nsm_unpack(buf, count, type, s->result, (size_t)bytes, comm);
-    nsm_store(&NSM_MY(s)->done, seq);
+    if (s->rank != root) nsm_unpack(buf, count, type, s->area.cur.result, (size_t)bytes, comm);
+    nodeshm_flags_done(&s->area.flags, seq);
     return MPI_SUCCESS;
 }
 

@@ -22,7 +22,7 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
         b = (rank == root && sendbuf == MPI_IN_PLACE) ? nsm_bytes(recvcount, recvtype)
                                                       : nsm_bytes(sendcount, sendtype);
         if (b > (long long)s->max[NSM_OP_GATHER] || (b > 0 && (size_t)b < s->min[NSM_OP_GATHER]) ||
-            (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->stage_bytes))
+            (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->area.banks.stage_bytes))
             b = -1;
     }
     if (b < 0) {
@@ -38,7 +38,7 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
     if (rank == root) PMPI_Type_get_extent(recvtype, &rlb, &rext);
     const size_t rstride = (size_t)recvcount * (size_t)rext;
     uint64_t seq = nsm_begin_sized(s, NSM_OP_GATHER, (size_t)b);
-    char *slot = nsm_slot(s, s->node_rank);
+    char *slot = nodeshm_area_slot(&s->area, s->node_rank);
     int in_place = rank == root && sendbuf == MPI_IN_PLACE;
     int multi = s->n_nodes > 1;
     if (rank != root || multi) {
@@ -46,16 +46,16 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
             nsm_pack(slot, (size_t)b, (char *)recvbuf + (size_t)rank * rstride, recvcount, recvtype, comm);
         else
             nsm_pack(slot, (size_t)b, sendbuf, sendcount, sendtype, comm);
-        nsm_store(&NSM_MY(s)->arrive, seq);
+        nodeshm_flags_arrive(&s->area.flags, seq);
     }
-    const char *src = s->slots;
-    size_t src_stride = s->slot_stride;
+    const char *src = s->area.cur.slots;
+    size_t src_stride = s->area.cur.slot_stride;
     if (multi) {
         int root_node = s->node_of[root];
         if (s->node_rank == 0) {
-            nsm_wait_all(s, NSM_F_ARRIVE, seq);
+            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
             MPI_Datatype blocks;
-            PMPI_Type_vector(s->node_size, (int)b, (int)s->slot_stride, MPI_BYTE, &blocks);
+            PMPI_Type_vector(s->node_size, (int)b, (int)s->area.cur.slot_stride, MPI_BYTE, &blocks);
             PMPI_Type_commit(&blocks);
             int *counts = NULL, *displs = NULL;
             if (s->my_node == root_node) {
@@ -66,14 +66,14 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
                     displs[k] = s->node_first[k] * (int)b;
                 }
             }
-            PMPI_Gatherv(s->slots, 1, blocks, s->stage, counts, displs, MPI_BYTE, root_node, s->leaders);
+            PMPI_Gatherv(s->area.cur.slots, 1, blocks, s->area.cur.stage, counts, displs, MPI_BYTE, root_node, s->leaders);
             PMPI_Type_free(&blocks);
             free(counts);
-            nsm_store(NSM_RELEASE(s), seq);
+            nodeshm_flags_release(&s->area.flags, seq);
         } else if (rank == root) {
-            nsm_wait_ge(s, NSM_RELEASE(s), seq);
+            nodeshm_flags_wait_release(&s->area.flags, seq);
         }
-        src = s->stage;
+        src = s->area.cur.stage;
         src_stride = (size_t)b;
     }
     if (rank == root) {
@@ -90,11 +90,11 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
                 continue;
             }
             int idx = s->stage_index[r];
-            if (!multi) nsm_wait_ge(s, &s->lines[idx].arrive, seq);
+            if (!multi) nodeshm_flags_wait_arrive(&s->area.flags, idx, seq);
             nsm_unpack(dst, recvcount, recvtype, src + (size_t)idx * src_stride, (size_t)b, comm);
         }
     }
-    nsm_store(&NSM_MY(s)->done, seq);
+    nodeshm_flags_done(&s->area.flags, seq);
     return MPI_SUCCESS;
 }
 

@@ -63,14 +63,14 @@ NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatyp
             /* writes no shared buffer: no wait for the previous operation's readers */
             uint64_t seq = nsm_begin_reader_sized(s, NSM_OP_GATHERV, max);
             if (mine) PMPI_Send(sendbuf, sendcount, sendtype, s->p2p_rank[root], s->p2p_tag, nsm_p2p);
-            nsm_store(&NSM_MY(s)->done, seq);
+            nodeshm_flags_done(&s->area.flags, seq);
             return MPI_SUCCESS;
         }
         uint64_t seq = nsm_begin_sized(s, NSM_OP_GATHERV, max);
-        nsm_pack(nsm_slot(s, s->node_rank), (size_t)mine, sendbuf, sendcount, sendtype,
+        nsm_pack(nodeshm_area_slot(&s->area, s->node_rank), (size_t)mine, sendbuf, sendcount, sendtype,
                  comm);
-        nsm_store(&NSM_MY(s)->arrive, seq);
-        nsm_store(&NSM_MY(s)->done, seq);
+        nodeshm_flags_arrive(&s->area.flags, seq);
+        nodeshm_flags_done(&s->area.flags, seq);
         return MPI_SUCCESS;
     }
     /* the root only reads shared buffers; point-to-point blocks arrive by themselves while it
@@ -96,8 +96,8 @@ NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatyp
         size_t n = (size_t)recvcounts[r] * (size_t)t;
         if (r == root || !VIA_SLOT(n)) continue;
         int nr = s->stage_index[r]; /* one node: stage index = node rank */
-        nsm_wait_ge(s, &s->lines[nr].arrive, seq);
-        const char *src = nsm_slot(s, nr);
+        nodeshm_flags_wait_arrive(&s->area.flags, nr, seq);
+        const char *src = nodeshm_area_slot(&s->area, nr);
         if (dense)
             memcpy((char *)recvbuf + displs[r] * ext, src, n);
         else
@@ -105,7 +105,7 @@ NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatyp
     }
     if (nreq) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     free(req);
-    nsm_store(&NSM_MY(s)->done, seq);
+    nodeshm_flags_done(&s->area.flags, seq);
     return MPI_SUCCESS;
 #undef VIA_SLOT
 }

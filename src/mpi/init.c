@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The thresholds' defaults and their measurements: NSM_OPS and NSM_OP_MINS in nsmpi_config.h. */
 #define NSM_DEFAULT_STAGE_MAX (4 * 1024 * 1024)
@@ -109,7 +110,7 @@ void nsm_load_config(void)
         nsm_cfg.min_everywhere[i] = nodeshm_getenv(var) != NULL;
         /* a bound is only compared, never allocated: no limit */
         nsm_cfg.min[i] = nsm_size(var, nsm_cfg.min[i], (size_t)-1);
-        /* until nsm_scope_mins knows MPI_COMM_WORLD's nodes, a default bound is checked only
+        /* until nsm_scope_node knows MPI_COMM_WORLD's nodes, a default bound is checked only
          * after the state lookup */
         nsm_cfg.min_pre[i] = nsm_cfg.min_everywhere[i] ? nsm_cfg.min[i] : 0;
     }
@@ -117,7 +118,8 @@ void nsm_load_config(void)
     /* a budget, only compared (the window holds what the clamped thresholds need) */
     nsm_cfg.window_max = nsm_size("NODESHM_MPI_WINDOW_MAX", NSM_DEFAULT_WINDOW_MAX, (size_t)-1);
     nsm_cfg.pes_per_node = (int)nsm_long("NODESHM_PES_PER_NODE", 0, 1, 1L << 20);
-    nsm_cfg.spin_count = (int)nsm_long("NODESHM_SPIN_COUNT", -1, 0, 1L << 30);
+    /* checked here so that a bad value stops MPI_Init; core/wait.c reads it (nsm_scope_node) */
+    (void)nsm_long("NODESHM_SPIN_COUNT", 0, 0, 1L << 30);
     nsm_cfg.banks = (int)nsm_long("NODESHM_MPI_BANKS", 2, 1, 2);
     nsm_cfg.ring_depth = (int)nsm_long("NODESHM_MPI_RING", 256, 0, 65536);
     /* 4 KiB, not 1: between 1 and 4 KiB the banks made a root wait for its readers every other
@@ -218,11 +220,9 @@ void nsm_debug_state(const nsm_state_t *s)
     }
     char a[32], b[32];
     n += snprintf(line + n, sizeof line - (size_t)n, "; window %s bytes per node (%d bank%s of %s%s)",
-                  nsm_size_text(sizeof(nsm_line_t) * ((size_t)s->node_size + 1) +
-                                    (size_t)s->n_banks * s->bank_bytes +
-                                    (size_t)s->ring_depth * s->ring_bank_bytes, a, sizeof a),
-                  s->n_banks, s->n_banks == 1 ? "" : "s", nsm_size_text(s->bank_bytes, b, sizeof b),
-                  s->ring_depth ? ", a ring of small ones" : "");
+                  nsm_size_text(nodeshm_area_bytes(&s->area, s->node_size), a, sizeof a), s->area.banks.n,
+                  s->area.banks.n == 1 ? "" : "s", nsm_size_text(s->area.banks.bank_bytes, b, sizeof b),
+                  s->area.ring.depth ? ", a ring of small ones" : "");
     int halved = 0;
     for (int i = 0; i < NSM_OP_COUNT; i++)
         if (s->max[i] < nsm_op_max_at(i, s->max_node_size, s->n_nodes)) halved = 1;
@@ -238,20 +238,32 @@ void nsm_debug_state(const nsm_state_t *s)
     nodeshm_debug_as(&nodeshm_face_mpi, -1, "%s", line);
 }
 
-/* The default lower bounds hold only for communicators with at most 2 ranks on every node
- * (NSM_OP_MINS).  When MPI_COMM_WORLD has no more, no communicator has: the bounds can then be
- * checked before any state lookup, so that a small call left to the MPI library costs no
- * attribute lookup.  Collective: at MPI_Init. */
-void nsm_scope_mins(void)
+/* What MPI_COMM_WORLD's nodes tell, at MPI_Init (collective):
+ * - the wait policy (core/wait.h, shared with the OpenSHMEM face): ranks that outnumber the
+ *   CPUs of their machine yield almost at once, since the rank waited for may need the core
+ *   (shmem_init, when the program calls it, configures it again for its PEs);
+ * - the default lower bounds hold only for communicators with at most 2 ranks on every node
+ *   (NSM_OP_MINS).  When MPI_COMM_WORLD has no more, no communicator has: the bounds can then be
+ *   checked before any state lookup, so that a small call left to the MPI library costs no
+ *   attribute lookup. */
+static int nsm_wait_set;
+
+void nsm_wait_policy(int oversubscribed)
 {
-    int needed = 0;
-    for (int i = 0; i < NSM_OP_COUNT; i++) needed |= !nsm_cfg.min_everywhere[i] && nsm_cfg.min[i] > 0;
-    if (!needed || nsm_cfg.all_off) return;
+    if (!__atomic_exchange_n(&nsm_wait_set, 1, __ATOMIC_ACQ_REL))
+        nodeshm_wait_configure(oversubscribed, nodeshm_wait_needs_progress);
+}
+
+void nsm_scope_node(void)
+{
+    if (nsm_cfg.all_off) return;
     MPI_Comm node;
-    int node_size, largest;
-    nsm_split_node(MPI_COMM_WORLD, &node, NULL);
+    int node_size, largest, physical = 1;
+    if (nsm_split_node(MPI_COMM_WORLD, &node, &physical) != MPI_SUCCESS) return;
     PMPI_Comm_size(node, &node_size);
     PMPI_Comm_free(&node);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    nsm_wait_policy(cpus > 0 && physical > cpus);
     PMPI_Allreduce(&node_size, &largest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     for (int i = 0; i < NSM_OP_COUNT; i++)
         if (nsm_cfg.min_everywhere[i] || largest <= 2) nsm_cfg.min_pre[i] = nsm_cfg.min[i];
@@ -264,7 +276,7 @@ int MPI_Init(int *argc, char ***argv)
     if (rc == MPI_SUCCESS) {
         nsm_setup_keyval();
         nsm_setup_p2p();
-        nsm_scope_mins();
+        nsm_scope_node();
         nsm_debug_config();
         if (nsm_stats_open()) nsm_bad_setting();
     }
@@ -278,7 +290,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     if (rc == MPI_SUCCESS) {
         nsm_setup_keyval();
         nsm_setup_p2p();
-        nsm_scope_mins();
+        nsm_scope_node();
         nsm_debug_config();
         if (nsm_stats_open()) nsm_bad_setting();
     }

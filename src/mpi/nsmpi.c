@@ -1,9 +1,9 @@
 /* libnodeshm_mpi: node-aware MPI collectives by PMPI interposition.
  *
  * Within a node, ranks meet in one node-shared memory file per communicator and node (its
- * "window"): copy in, flags, copy out.  Every flag is a 64-bit sequence number in a cache line
- * that only its owner writes (release store / acquire load), so nothing is ever reset.  Between nodes the
- * node leaders (node rank 0) call the MPI library (PMPI_*) on their leaders communicator.
+ * "window", the core's node-collective area: core/coll/area.h): copy in, flags, copy out.
+ * Between nodes the node leaders (node rank 0) call the MPI library (PMPI_*) on their leaders
+ * communicator.
  * Anything we do not accelerate, or that is above a size threshold, goes to PMPI_* unchanged.
  *
  * Every decision (accelerate or not) depends only on values that MPI requires to agree on all
@@ -11,16 +11,15 @@
  * packed form (the type signature's bytes), so ranks may use different datatypes with the same
  * signature in Bcast/Gather, as MPI allows.
  *
- * This file: the per-op counters, flags, the shared buffers' sizes and datatype helpers; the
- * per-communicator state's life is in state.c; each operation has its own file (barrier.c,
- * bcast.c, allreduce.c, gather.c ...). */
+ * This file: the per-op counters, the shared buffers' sizes and datatype helpers (the flags,
+ * banks and ring themselves: core/coll/); the per-communicator state's life is in state.c; each
+ * operation has its own file (barrier.c, bcast.c, allreduce.c, gather.c ...). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "mpi/nsmpi.h"
 #include "nodeshm.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,48 +55,12 @@ long nodeshm_mpi_accelerated_op(const char *op)
     return -1;
 }
 
-/* ---------------------------------------------------------------- waiting and flags */
+/* ---------------------------------------------------------------- the shared buffers' sizes
+ *
+ * The flags, banks and ring themselves are the core's node-collective area (core/coll/area.h);
+ * what this face decides is how large its ops need them. */
 
-uint64_t nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v)
-{
-    uint64_t low = UINT64_MAX;
-    for (int i = 0; i < s->node_size; i++) {
-        uint64_t seen = nsm_wait_ge(s, (const uint64_t *)((const char *)&s->lines[i] + field), v);
-        if (seen < low) low = seen;
-    }
-    return low;
-}
-
-uint64_t nsm_use_buffers(nsm_state_t *s, uint64_t seq, size_t need)
-{
-    if (s->ring_depth > 0 && s->n_nodes == 1 && need <= s->ring_slot) {
-        s->result = s->ring0 + (size_t)(seq % (uint64_t)s->ring_depth) * s->ring_bank_bytes;
-        s->slots = s->result + s->ring_slot;
-        s->stage = NULL;
-        s->slot_stride = s->ring_slot;
-        return (uint64_t)s->ring_depth;
-    }
-    s->result = s->bank0 + (size_t)(seq % (uint64_t)s->n_banks) * s->bank_bytes;
-    s->slots = s->result + s->result_bytes;
-    s->stage = s->slots + s->slot_bytes * (size_t)s->node_size;
-    s->slot_stride = s->slot_bytes;
-    return (uint64_t)s->n_banks;
-}
-
-/* The buffers of op seq were last used by op seq - reused or earlier; done flags only grow, so
- * done >= seq - reused on every peer means all of those readers finished. */
-uint64_t nsm_begin_uncounted(nsm_state_t *s, size_t need)
-{
-    uint64_t seq = ++s->seq, reused = nsm_use_buffers(s, seq, need);
-    /* done flags only grow: the lowest one seen covers every later need up to it, so a rank
-     * running ahead in the small ring reads its peers' lines about once per ring, not per call */
-    if (seq > reused && seq - reused > s->done_seen) s->done_seen = nsm_wait_all(s, NSM_F_DONE, seq - reused);
-    return seq;
-}
-
-#define NSM_RING_BUDGET ((size_t)4 << 20)
-
-static size_t nsm_round(size_t x) { return (x + NSM_LINE - 1) / NSM_LINE * NSM_LINE; }
+#define NSM_RING_BUDGET ((size_t)4 << 20) /* ring bytes per communicator */
 
 /* A slot's share of the stage cap (one-node alltoall matrices grow with size^2). */
 static size_t nsm_a2a_bytes(const nsm_state_t *s, size_t want)
@@ -106,10 +69,10 @@ static size_t nsm_a2a_bytes(const nsm_state_t *s, size_t want)
     return want < cap ? want : cap;
 }
 
-/* Shared buffer sizes for the thresholds in s->max: the largest need of any accelerated op.
+/* Shared buffer sizes for the thresholds in max: the largest need of any accelerated op.
  * result: one message for all ranks of the node; slots: one per node rank (node_size); stage:
  * the leaders' staging between nodes.  Each op adds its own lines here (switched-off ops need
- * nothing).  Returns the bytes of one bank. */
+ * nothing).  Lays out the state's banks; returns the bytes of one bank. */
 static size_t nsm_size_buffers(nsm_state_t *s, const size_t *max, int node_size)
 {
     size_t result = 0, slot = 0, stage = 0;
@@ -143,12 +106,10 @@ static size_t nsm_size_buffers(nsm_state_t *s, const size_t *max, int node_size)
     else NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * max[NSM_OP_ALLTOALL]);
     if (s->n_nodes == 1) NSM_NEED(slot, nsm_a2a_bytes(s, (size_t)s->size * max[NSM_OP_ALLTOALLV]));
     else NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * max[NSM_OP_ALLTOALLV]);
-    if (max[NSM_OP_ALLTOALLV]) NSM_NEED(result, ((size_t)s->max_node_size + 1) * NSM_LINE);
+    if (max[NSM_OP_ALLTOALLV]) NSM_NEED(result, ((size_t)s->max_node_size + 1) * NODESHM_FLAG_LINE);
 #undef NSM_NEED
-    s->result_bytes = nsm_round(result);
-    s->slot_bytes = nsm_round(slot);
-    s->stage_bytes = nsm_round(stage < nsm_cfg.stage_max ? stage : nsm_cfg.stage_max);
-    return s->result_bytes + s->slot_bytes * (size_t)node_size + s->stage_bytes;
+    return nodeshm_banks_layout(&s->area.banks, result, slot, node_size,
+                                stage < nsm_cfg.stage_max ? stage : nsm_cfg.stage_max);
 }
 
 /* The communicator's thresholds: the configured ones, where the buffer banks of the largest node
@@ -179,32 +140,18 @@ static void nsm_fit_window(nsm_state_t *s)
 }
 
 /* The thresholds and buffer sizes here; returns the bytes of the node's shared memory: flag
- * lines, banks, ring. */
+ * lines, banks and (one node only: between nodes the leaders' MPI calls pace the root) the ring. */
 size_t nsm_plan_buffers(nsm_state_t *s)
 {
     nsm_fit_window(s);
-    s->n_banks = nsm_cfg.banks;
-    s->bank_bytes = s->result_bytes + s->slot_bytes * (size_t)s->node_size + s->stage_bytes;
-    s->ring_slot = nsm_round(nsm_cfg.ring_bytes);
-    s->ring_bank_bytes = s->ring_slot * ((size_t)s->node_size + 1);
-    /* at most NSM_RING_BUDGET per communicator (big nodes get a shallower ring), but a
-     * configured depth below 16 is kept (tests) */
-    size_t fit = NSM_RING_BUDGET / s->ring_bank_bytes;
-    s->ring_depth = s->n_nodes > 1 || !s->ring_slot ? 0
-                    : nsm_cfg.ring_depth <= 16 || (size_t)nsm_cfg.ring_depth <= fit ? nsm_cfg.ring_depth
-                    : fit < 16 ? 16 : (int)fit;
-    return sizeof(nsm_line_t) * ((size_t)s->node_size + 1) + (size_t)s->n_banks * s->bank_bytes +
-           (size_t)s->ring_depth * s->ring_bank_bytes;
+    s->area.banks.n = nsm_cfg.banks;
+    (void)nodeshm_ring_plan(&s->area.ring, s->n_nodes > 1 ? 0 : nsm_cfg.ring_depth, nsm_cfg.ring_bytes,
+                            s->node_size, NSM_RING_BUDGET);
+    return nodeshm_area_bytes(&s->area, s->node_size);
 }
 
 /* Points the flags and buffers into the node's shared memory (s->shm, zeroed when made). */
-void nsm_map_buffers(nsm_state_t *s)
-{
-    s->lines = (nsm_line_t *)s->shm;
-    s->bank0 = s->shm + sizeof(nsm_line_t) * ((size_t)s->node_size + 1);
-    s->ring0 = s->bank0 + (size_t)s->n_banks * s->bank_bytes;
-    (void)nsm_use_buffers(s, 0, NSM_NEED_ANY);
-}
+void nsm_map_buffers(nsm_state_t *s) { nodeshm_area_map(&s->area, s->shm, s->node_rank, s->node_size); }
 
 /* ---------------------------------------------------------------- data movement helpers */
 

@@ -12,23 +12,14 @@
 #define NODESHM_MPI_NSMPI_H
 
 #include "mpi/nsmpi_config.h"
-#include "core/wait.h" /* nodeshm_cpu_relax: the spin-then-yield wait policy */
+#include "core/coll/area.h" /* flags, banks, small ring and waits: the node-collective engine */
+#include "core/topology.h" /* the node split */
 #include "core/status.h" /* nodeshm_abort_job: the one way a rank ends the job after an error */
 
 #include <mpi.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
-
-#define NSM_LINE 64
-
-typedef struct nsm_line {          /* one per node rank: written only by that rank */
-    uint64_t arrive;               /* my data for op <seq> is in my slot */
-    uint64_t reduced;              /* my chunk of the node reduction for op <seq> is done */
-    uint64_t done;                 /* I have finished reading shared buffers of op <seq> */
-    char pad[NSM_LINE - 3 * sizeof(uint64_t)];
-} nsm_line_t;
 
 typedef struct nsm_state {
     MPI_Comm comm;
@@ -47,25 +38,12 @@ typedef struct nsm_state {
      * -1: no tag (those ops go to the MPI library here). */
     int p2p_tag;
     int *p2p_rank;                 /* [size] rank on nsm_p2p of each rank */
-    char *shm;                     /* the node's shared memory ("window"): flags and buffers */
+    char *shm;                     /* the node's shared memory ("window"): the area below */
     size_t shm_bytes;
-    nsm_line_t *lines;             /* [node_size] + 1 (leader's release line) */
-    /* The current operation's buffers: bank seq % n_banks of the window (nsm_begin).  With two
-     * banks, a rank may write the next operation's buffers while peers still read this one's. */
-    char *result;                  /* result area: bcast data, reduction result */
-    char *slots;                   /* node_size slots of slot_bytes */
-    char *stage;                   /* gather between nodes: all ranks' blocks (leaders only) */
-    char *bank0;                   /* bank 0's result area; bank k is bank_bytes further */
-    size_t bank_bytes;
-    int n_banks;
-    size_t slot_stride;            /* the current operation's slot size (nsm_slot) */
-    /* One node, small messages: a ring of ring_depth small banks (a result area and node_size
-     * slots of ring_slot bytes each), so a root (or the senders of a gather) may run up to
-     * ring_depth calls ahead of slow readers, as the MPI libraries' eager sends let them. */
-    char *ring0;
-    size_t ring_slot, ring_bank_bytes;
-    int ring_depth;
-    size_t result_bytes, slot_bytes, stage_bytes;
+    /* Flags, buffer banks and (one node) the small ring in shm, the sequence number and the
+     * current operation's buffers (area.cur: result area = bcast data, reduction result; node
+     * members' slots; stage = the leaders' staging between nodes): core/coll/area.h */
+    nodeshm_coll_area_t area;
     /* The ops' thresholds on this communicator: NODESHM_MPI_<OP>_MAX, or the default of its
      * shape (nsm_op_max_at), those of the ops with the largest buffers scaled down while the
      * window would exceed NODESHM_MPI_WINDOW_MAX (nsmpi.c); the same on every rank. */
@@ -73,23 +51,21 @@ typedef struct nsm_state {
     /* Their lower bounds here: a set NODESHM_MPI_<OP>_MIN, or the default where every node has
      * at most 2 of the ranks (NSM_OP_MINS), else 0; the same on every rank. */
     size_t min[NSM_OP_COUNT];
-    uint64_t seq;                  /* accelerated operations so far on this communicator */
-    uint64_t done_seen;            /* every node rank's done flag was at least this (nsm_begin) */
     /* alltoallv: calls still to hand straight to the MPI library since the last vote found a
      * block too big, and how many the next too-big vote skips (alltoall.c; the same on every
      * rank, as every rank saw the same votes) */
     int a2av_skip, a2av_backoff;
-    int spin_limit;
     struct nsm_state *next;        /* all live states, for MPI_Finalize */
 } nsm_state_t;
 
 /* Collective over comm at first call; NULL when comm gets no acceleration (intercomm, size 1,
  * not initialized...). */
 nsm_state_t *nsm_get_state(MPI_Comm comm);
-/* comm's ranks on this node, or on this pseudo-node (NODESHM_PES_PER_NODE): a new
- * communicator, ordered as in comm; *physical_size (if not NULL): the ranks on the physical
- * node.  Collective; an error (no context id left) is returned as comm's handler allows. */
-int nsm_split_node(MPI_Comm comm, MPI_Comm *node, int *physical_size);
+/* comm's ranks on this node, or pseudo-node (nsm_cfg.pes_per_node): core/topology.h. */
+static inline int nsm_split_node(MPI_Comm comm, MPI_Comm *node, int *physical_size)
+{
+    return nodeshm_topology_split_node(comm, nsm_cfg.pes_per_node, node, physical_size);
+}
 /* Point-to-point traffic of gatherv and scatterv, tagged per state (MPI_COMM_NULL: none). */
 extern MPI_Comm nsm_p2p;
 void nsm_setup_p2p(void);    /* collective over MPI_COMM_WORLD: at MPI_Init */
@@ -97,48 +73,13 @@ void nsm_setup_p2p(void);    /* collective over MPI_COMM_WORLD: at MPI_Init */
  * memory.  Then nsm_map_buffers points its flags and buffers into s->shm. */
 size_t nsm_plan_buffers(nsm_state_t *s);
 void nsm_map_buffers(nsm_state_t *s);
-/* Node barrier over the state's node with flags; full memory fence both sides. */
-void nsm_node_barrier(nsm_state_t *s);
-void nsm_node_barrier_all(nsm_state_t *s);  /* node barrier + leaders' PMPI_Barrier: comm barrier */
-
-
-/* ---- flags: 64-bit sequence numbers, each written only by its owner (release / acquire) */
-static inline uint64_t nsm_load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-static inline void nsm_store(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-
-/* Spin briefly, then yield the core (the rank we wait for may need it: 8 ranks on 2 cores).
- * Returns the value that ended the wait. */
-static inline uint64_t nsm_wait_ge(const nsm_state_t *s, const uint64_t *p, uint64_t v)
+/* Node barrier over the state's node with flags; with _all the leaders' PMPI_Barrier between
+ * (a comm barrier).  Full memory fence both sides. */
+static inline void nsm_node_barrier(nsm_state_t *s) { nodeshm_area_barrier(&s->area, MPI_COMM_NULL); }
+static inline void nsm_node_barrier_all(nsm_state_t *s)
 {
-    unsigned spins = 0;
-    uint64_t seen;
-    while ((seen = nsm_load(p)) < v) {
-        if (spins < (unsigned)s->spin_limit) {
-            spins++;
-            nodeshm_cpu_relax();
-        } else {
-            sched_yield();
-        }
-    }
-    return seen;
+    nodeshm_area_barrier(&s->area, s->n_nodes > 1 ? s->leaders : MPI_COMM_NULL);
 }
-
-#define NSM_F_ARRIVE offsetof(nsm_line_t, arrive)
-#define NSM_F_REDUCED offsetof(nsm_line_t, reduced)
-#define NSM_F_DONE offsetof(nsm_line_t, done)
-#define NSM_MY(s) (&(s)->lines[(s)->node_rank])
-#define NSM_RELEASE(s) (&(s)->lines[(s)->node_size].arrive) /* the leader's release line */
-
-/* Waits until field `field` (NSM_F_*) of every node rank's line is >= v; returns the lowest
- * value it then saw (flags only grow: all stay >= it). */
-uint64_t nsm_wait_all(const nsm_state_t *s, size_t field, uint64_t v);
-/* Points result/slots/stage at the buffers of operation seq: its small-ring bank when the
- * operation needs at most ring_slot bytes of result area and of each slot (`need`, the same on
- * every rank) on a one-node communicator, else its bank; returns how many operations back the
- * last one that used the same buffers is. */
-uint64_t nsm_use_buffers(nsm_state_t *s, uint64_t seq, size_t need);
-/* Node rank i's slot of the current operation. */
-static inline char *nsm_slot(const nsm_state_t *s, int i) { return s->slots + (size_t)i * s->slot_stride; }
 /* ---- per-op statistics: what nodeshm_mpi_accelerated_op (nodeshm.h) reports, and with
  * NODESHM_MPI_STATS the report at MPI_Finalize (stats.c).  One line per op so threads running
  * different ops do not share it.  Counting an accelerated call costs one relaxed atomic
@@ -170,7 +111,7 @@ enum {
 };
 
 typedef struct nsm_op_stats {
-    _Alignas(NSM_LINE) long accelerated; /* calls run here, whatever the entry (plain, _c, Fortran) */
+    _Alignas(NODESHM_FLAG_LINE) long accelerated; /* calls run here, whatever the entry (plain, _c, Fortran) */
     long voted_out;                      /* alltoallv: calls whose vote ran here, then found a block
                                           * too big and went to the MPI library */
     /* NODESHM_MPI_STATS only (stats.c): calls, bytes (as stats.c defines them), nanoseconds
@@ -187,29 +128,24 @@ static inline void nsm_count_accelerated(int op)
 static inline void nsm_count_voted_out(int op) { __atomic_fetch_add(&nsm_stats[op].voted_out, 1, __ATOMIC_RELAXED); }
 
 /* Starts an accelerated operation of op: counts it, returns its sequence number, once every node
- * peer is done reading the shared buffers this one reuses (those of the operation n_banks, or
- * ring_depth, calls ago: normally long finished, so back-to-back calls pipeline as the MPI
- * libraries' eager sends do).  need: as for nsm_use_buffers; NSM_NEED_ANY: not small.
- * nsm_begin_uncounted: the same for a call that may still go to the MPI library (alltoallv's
- * vote), which counts itself once it knows. */
-#define NSM_NEED_ANY ((size_t)-1)
-uint64_t nsm_begin_uncounted(nsm_state_t *s, size_t need);
+ * peer is done reading the shared buffers this one reuses (nodeshm_area_begin).  need: bytes of
+ * result area and of each slot it uses, the same on every rank (small ones take the ring);
+ * NODESHM_NEED_ANY: not small.  nodeshm_area_begin alone: for a call that may still go to the
+ * MPI library (alltoallv's vote), which counts itself once it knows. */
 static inline uint64_t nsm_begin_sized(nsm_state_t *s, int op, size_t need)
 {
     nsm_count_accelerated(op);
-    return nsm_begin_uncounted(s, need);
+    return nodeshm_area_begin(&s->area, need);
 }
-static inline uint64_t nsm_begin(nsm_state_t *s, int op) { return nsm_begin_sized(s, op, NSM_NEED_ANY); }
+static inline uint64_t nsm_begin(nsm_state_t *s, int op) { return nsm_begin_sized(s, op, NODESHM_NEED_ANY); }
 /* nsm_begin for a rank that writes no shared buffer in this operation (it only reads, or moves
  * its data point to point): nothing of the previous one can be overwritten, so it need not wait. */
 static inline uint64_t nsm_begin_reader_sized(nsm_state_t *s, int op, size_t need)
 {
     nsm_count_accelerated(op);
-    uint64_t seq = ++s->seq;
-    if (s->active) (void)nsm_use_buffers(s, seq, need);
-    return seq;
+    return nodeshm_area_begin_reader(&s->area, need);
 }
-static inline uint64_t nsm_begin_reader(nsm_state_t *s, int op) { return nsm_begin_reader_sized(s, op, NSM_NEED_ANY); }
+static inline uint64_t nsm_begin_reader(nsm_state_t *s, int op) { return nsm_begin_reader_sized(s, op, NODESHM_NEED_ANY); }
 
 /* ---- NODESHM_MPI_STATS (stats.c).  Off (the default), an entry pays one predictable branch on
  * nsm_stats_on before its usual path; a body's hand-over point one more (NSM_HAND, in code that

@@ -157,12 +157,11 @@ typedef struct nsm_config {
     size_t min_pre[NSM_OP_COUNT];     /* the bound checked before a communicator's state is
                                        * looked up: min where it holds for every communicator of
                                        * the job (set, or MPI_COMM_WORLD has at most 2 ranks on
-                                       * every node, nsm_scope_mins), else 0 */
+                                       * every node, nsm_scope_node), else 0 */
     int all_off;
     size_t stage_max;
     size_t window_max;  /* NODESHM_MPI_WINDOW_MAX: a communicator's buffer banks, per node */
     int pes_per_node;   /* 0: physical nodes */
-    int spin_count;     /* -1: automatic */
     int banks;          /* NODESHM_MPI_BANKS: buffer sets a rank may run ahead into (1 or 2) */
     int ring_depth;     /* NODESHM_MPI_RING: small banks (0: none), one-node communicators */
     size_t ring_bytes;  /* NODESHM_MPI_RING_BYTES: their result area and slot size */
@@ -171,7 +170,10 @@ typedef struct nsm_config {
 
 extern nsm_config_t nsm_cfg;
 void nsm_load_config(void);
-void nsm_scope_mins(void);
+void nsm_scope_node(void);
+/* Configures core/wait.h's policy for this process once: at MPI_Init from MPI_COMM_WORLD's
+ * machine (nsm_scope_node), else (MPI_Init not intercepted) at the first state. */
+void nsm_wait_policy(int oversubscribed);
 void nsm_setup_keyval(void);
 void nsm_finalize_states(void);
 struct nsm_state;

@@ -41,21 +41,21 @@ NSM_BODY int accelerated_Reduce(const void *sendbuf, void *recvbuf, int count, M
     const int is_root = s->rank == root, multi = s->n_nodes > 1;
     const int root_node = s->node_of[root], root_here = root_node == s->my_node;
     uint64_t seq = nsm_begin_sized(s, NSM_OP_REDUCE, bytes);
-    char *slot = nsm_slot(s, s->node_rank);
+    char *slot = nodeshm_area_slot(&s->area, s->node_rank);
     memcpy(slot, is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
-    nsm_store(&NSM_MY(s)->arrive, seq);
+    nodeshm_flags_arrive(&s->area.flags, seq);
 
     /* who holds the node's result: the root itself (one node, small), else the result area */
-    void *node_result = s->result;
+    void *node_result = s->area.cur.result;
     if (bytes <= NSM_REDUCE_ONE_PHASE) {
         int reducer = multi ? s->node_rank == 0 : is_root;
         if (reducer) {
             if (!multi) node_result = recvbuf;
-            nsm_wait_all(s, NSM_F_ARRIVE, seq);
+            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
             nsm_reduce_slots(s, node_result, 0, count, bytes, type, op);
         }
         if (!multi) {
-            nsm_store(&NSM_MY(s)->done, seq);
+            nodeshm_flags_done(&s->area.flags, seq);
             return MPI_SUCCESS;
         }
     } else {
@@ -64,21 +64,22 @@ NSM_BODY int accelerated_Reduce(const void *sendbuf, void *recvbuf, int count, M
         int n = count - first < chunk ? count - first : chunk;
         if (n > 0) {
             size_t off = (size_t)first * (size_t)extent;
-            nsm_wait_all(s, NSM_F_ARRIVE, seq);
-            nsm_reduce_slots(s, s->result + off, off, n, (size_t)n * (size_t)extent, type, op);
+            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
+            nsm_reduce_slots(s, s->area.cur.result + off, off, n, (size_t)n * (size_t)extent, type, op);
         }
-        nsm_store(&NSM_MY(s)->reduced, seq);
-        if (s->node_rank == 0 || (!multi && is_root)) nsm_wait_all(s, NSM_F_REDUCED, seq);
+        nodeshm_flags_reduced(&s->area.flags, seq);
+        if (s->node_rank == 0 || (!multi && is_root))
+            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_REDUCED, seq);
     }
     if (multi && s->node_rank == 0) {
-        nsm_leaders_reduce(s->result, count, type, op, root_node, root_here, bytes, s->leaders);
-        nsm_store(NSM_RELEASE(s), seq);
+        nsm_leaders_reduce(s->area.cur.result, count, type, op, root_node, root_here, bytes, s->leaders);
+        nodeshm_flags_release(&s->area.flags, seq);
     }
     if (is_root) {
-        if (multi && s->node_rank != 0) nsm_wait_ge(s, NSM_RELEASE(s), seq);
-        memcpy(recvbuf, s->result, bytes);
+        if (multi && s->node_rank != 0) nodeshm_flags_wait_release(&s->area.flags, seq);
+        memcpy(recvbuf, s->area.cur.result, bytes);
     }
-    nsm_store(&NSM_MY(s)->done, seq);
+    nodeshm_flags_done(&s->area.flags, seq);
     return MPI_SUCCESS;
 }
 

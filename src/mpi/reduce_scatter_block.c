@@ -40,33 +40,33 @@ NSM_BODY int accelerated_Reduce_scatter_block(const void *sendbuf, void *recvbuf
     }
     const size_t block = (size_t)recvcount * (size_t)extent;
     uint64_t seq = nsm_begin(s, NSM_OP_REDUCE_SCATTER_BLOCK);
-    char *slot = nsm_slot(s, s->node_rank);
+    char *slot = nodeshm_area_slot(&s->area, s->node_rank);
     memcpy(slot, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, block * (size_t)s->size);
-    nsm_store(&NSM_MY(s)->arrive, seq);
-    nsm_wait_all(s, NSM_F_ARRIVE, seq);
+    nodeshm_flags_arrive(&s->area.flags, seq);
+    nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
 
     if (s->n_nodes == 1) {
         nsm_reduce_slots(s, recvbuf, (size_t)s->rank * block, recvcount, block, type, op);
-        nsm_store(&NSM_MY(s)->done, seq);
+        nodeshm_flags_done(&s->area.flags, seq);
         return MPI_SUCCESS;
     }
     for (int r = 0; r < s->size; r++)
         if (s->stage_index[r] % s->node_size == s->node_rank)
-            nsm_reduce_slots(s, s->result + (size_t)s->stage_index[r] * block, (size_t)r * block, recvcount,
+            nsm_reduce_slots(s, s->area.cur.result + (size_t)s->stage_index[r] * block, (size_t)r * block, recvcount,
                              block, type, op);
-    nsm_store(&NSM_MY(s)->reduced, seq);
+    nodeshm_flags_reduced(&s->area.flags, seq);
     if (s->node_rank == 0) {
-        nsm_wait_all(s, NSM_F_REDUCED, seq);
+        nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_REDUCED, seq);
         int *counts = malloc(sizeof(int) * (size_t)s->n_nodes);
         for (int k = 0; k < s->n_nodes; k++) counts[k] = s->node_count[k] * recvcount;
-        PMPI_Reduce_scatter(MPI_IN_PLACE, s->result, counts, type, op, s->leaders);
+        PMPI_Reduce_scatter(MPI_IN_PLACE, s->area.cur.result, counts, type, op, s->leaders);
         free(counts);
-        nsm_store(NSM_RELEASE(s), seq);
+        nodeshm_flags_release(&s->area.flags, seq);
     } else {
-        nsm_wait_ge(s, NSM_RELEASE(s), seq);
+        nodeshm_flags_wait_release(&s->area.flags, seq);
     }
-    memcpy(recvbuf, s->result + (size_t)s->node_rank * block, block);
-    nsm_store(&NSM_MY(s)->done, seq);
+    memcpy(recvbuf, s->area.cur.result + (size_t)s->node_rank * block, block);
+    nodeshm_flags_done(&s->area.flags, seq);
     return MPI_SUCCESS;
 }
 

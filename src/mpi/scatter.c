@@ -61,13 +61,13 @@ static int scatter_node(nsm_state_t *s, const void *sendbuf, const blocks_t *g, 
         /* only reads shared buffers: no wait for the previous operation's readers */
         uint64_t seq = nsm_begin_reader_sized(s, op, hi);
         if (VIA_SLOT(mine)) {
-            nsm_wait_ge(s, &s->lines[root_nr].arrive, seq);
-            nsm_unpack(recvbuf, recvcount, recvtype, nsm_slot(s, s->node_rank), mine,
+            nodeshm_flags_wait_arrive(&s->area.flags, root_nr, seq);
+            nsm_unpack(recvbuf, recvcount, recvtype, nodeshm_area_slot(&s->area, s->node_rank), mine,
                        comm);
         } else if (mine) {
             PMPI_Recv(recvbuf, recvcount, recvtype, s->p2p_rank[root], s->p2p_tag, nsm_p2p, MPI_STATUS_IGNORE);
         }
-        nsm_store(&NSM_MY(s)->done, seq);
+        nodeshm_flags_done(&s->area.flags, seq);
         return MPI_SUCCESS;
     }
     int writes = 0, nreq = 0;
@@ -87,16 +87,16 @@ static int scatter_node(nsm_state_t *s, const void *sendbuf, const blocks_t *g, 
                        &req[nreq++]);
             continue;
         }
-        nsm_pack(nsm_slot(s, s->stage_index[r]), n, blk_at(sendbuf, g, r),
+        nsm_pack(nodeshm_area_slot(&s->area, s->stage_index[r]), n, blk_at(sendbuf, g, r),
                  blk_count(g, r), sendtype, comm);
     }
-    nsm_store(&NSM_MY(s)->arrive, seq);
+    nodeshm_flags_arrive(&s->area.flags, seq);
     if (recvbuf != MPI_IN_PLACE)
         nsm_copy(recvbuf, recvcount, recvtype, blk_at(sendbuf, g, root), blk_count(g, root), sendtype, mine,
                  comm);
     if (nreq) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     free(req);
-    nsm_store(&NSM_MY(s)->done, seq);
+    nodeshm_flags_done(&s->area.flags, seq);
     return MPI_SUCCESS;
 #undef VIA_SLOT
 }
@@ -113,13 +113,13 @@ static int scatter_nodes(nsm_state_t *s, const void *sendbuf, const blocks_t *g,
     if (s->rank == root) {
         for (int r = 0; r < s->size; r++)
             if (r != root)
-                nsm_pack(s->stage + (size_t)s->stage_index[r] * b, b, blk_at(sendbuf, g, r), g->count,
+                nsm_pack(s->area.cur.stage + (size_t)s->stage_index[r] * b, b, blk_at(sendbuf, g, r), g->count,
                          sendtype, comm);
-        nsm_store(&NSM_MY(s)->arrive, seq);
+        nodeshm_flags_arrive(&s->area.flags, seq);
     }
     if (s->node_rank == 0) {
         if (root_here && s->rank != root)
-            nsm_wait_ge(s, &s->lines[s->stage_index[root] - s->node_first[root_node]].arrive, seq);
+            nodeshm_flags_wait_arrive(&s->area.flags, s->stage_index[root] - s->node_first[root_node], seq);
         int *cnt = NULL, *dsp = NULL;
         if (root_here) {
             if (!(cnt = malloc(sizeof(int) * 2 * (size_t)s->n_nodes))) {
@@ -132,19 +132,19 @@ static int scatter_nodes(nsm_state_t *s, const void *sendbuf, const blocks_t *g,
                 dsp[k] = s->node_first[k] * (int)b;
             }
         }
-        char *mine = s->stage + (size_t)s->node_first[s->my_node] * b;
-        PMPI_Scatterv(s->stage, cnt, dsp, MPI_BYTE, root_here ? MPI_IN_PLACE : mine,
+        char *mine = s->area.cur.stage + (size_t)s->node_first[s->my_node] * b;
+        PMPI_Scatterv(s->area.cur.stage, cnt, dsp, MPI_BYTE, root_here ? MPI_IN_PLACE : mine,
                       s->node_count[s->my_node] * (int)b, MPI_BYTE, root_node, s->leaders);
         free(cnt);
-        nsm_store(NSM_RELEASE(s), seq);
+        nodeshm_flags_release(&s->area.flags, seq);
     } else if (s->rank != root) {
-        nsm_wait_ge(s, NSM_RELEASE(s), seq);
+        nodeshm_flags_wait_release(&s->area.flags, seq);
     }
     if (s->rank != root)
-        nsm_unpack(recvbuf, recvcount, recvtype, s->stage + (size_t)s->stage_index[s->rank] * b, b, comm);
+        nsm_unpack(recvbuf, recvcount, recvtype, s->area.cur.stage + (size_t)s->stage_index[s->rank] * b, b, comm);
     else if (recvbuf != MPI_IN_PLACE)
         nsm_copy(recvbuf, recvcount, recvtype, blk_at(sendbuf, g, root), g->count, sendtype, b, comm);
-    nsm_store(&NSM_MY(s)->done, seq);
+    nodeshm_flags_done(&s->area.flags, seq);
     return MPI_SUCCESS;
 }
 
@@ -169,7 +169,7 @@ NSM_BODY int accelerated_Scatter(const void *sendbuf, int sendcount, MPI_Datatyp
         return nsm_bad_arg(comm, "MPI_Scatter", at_root ? "sendcount (or sendtype)" : "recvcount (or recvtype)",
                            at_root ? sendcount : recvcount);
     if ((size_t)b > s->max[NSM_OP_SCATTER] || (size_t)b < s->min[NSM_OP_SCATTER] ||
-        (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->stage_bytes)) {
+        (s->n_nodes > 1 && (size_t)b * (size_t)s->size > s->area.banks.stage_bytes)) {
         NSM_HAND(NSM_OP_SCATTER, comm, s, 1, b, NSM_WHY_STAGE);
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     }

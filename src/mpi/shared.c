@@ -57,7 +57,6 @@ struct nodeshm_shared {
     MPI_Win sig_win;    /* the signals: NSS_KINDS x node_size counters */
     char *sig;
     uint64_t last[NSS_KINDS]; /* my last epoch of each kind */
-    unsigned spin_limit;
 };
 
 static nss_counter_t *nss_counter(nodeshm_shared_t h, int kind, int node_rank)
@@ -134,7 +133,7 @@ int nodeshm_shared_alloc(MPI_Comm comm, size_t my_bytes, nodeshm_shared_t *out)
     if (h->node_rank == 0) memset(h->sig, 0, sig_bytes);
     PMPI_Barrier(h->node);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    h->spin_limit = h->state ? (unsigned)h->state->spin_limit : (cpus > 0 && h->node_size > cpus) ? 16 : 4096;
+    nsm_wait_policy(cpus > 0 && h->node_size > cpus); /* when MPI_Init and no state did it */
     *out = h;
     return MPI_SUCCESS;
 }
@@ -210,7 +209,7 @@ static int nss_signal(nodeshm_shared_t h, int kind, uint64_t epoch)
     }
     h->last[kind] = epoch;
     nss_counter_t *c = nss_counter(h, kind, h->node_rank);
-    nsm_store(&c->value, epoch);             /* release: my stores before it */
+    nodeshm_flag_store(&c->value, epoch);    /* release: my stores before it */
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* store, fence, load: Dekker */
     if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED)) {
         __atomic_fetch_add(&c->rings, 1, __ATOMIC_RELEASE);
@@ -224,7 +223,7 @@ static int nss_signal(nodeshm_shared_t h, int kind, uint64_t epoch)
 static int nss_lagging(nodeshm_shared_t h, int kind, int first, int n, uint64_t epoch)
 {
     for (int i = first; i < first + n; i++)
-        if (nsm_load(&nss_counter(h, kind, i)->value) < epoch) return i;
+        if (nodeshm_flag_load(&nss_counter(h, kind, i)->value) < epoch) return i;
     return -1;
 }
 
@@ -242,23 +241,19 @@ static int nss_wait(nodeshm_shared_t h, int kind, int rank, uint64_t epoch)
         first = h->node_index_of[rank];
         n = 1;
     }
-    unsigned spins = 0, yields = 0;
+    /* core/wait.h's spinning and yielding first; then sleep, as a producer may be slow */
+    nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+    unsigned yields = 0;
     for (int lag; (lag = nss_lagging(h, kind, first, n, epoch)) >= 0; n -= lag - first, first = lag) {
-        if (spins < h->spin_limit) {
-            spins++;
-            nodeshm_cpu_relax();
-            continue;
-        }
-        if (yields < NSS_YIELDS) {
-            yields++;
-            sched_yield();
+        if (w.spins < nodeshm_spin_limit || yields++ < NSS_YIELDS) {
+            nodeshm_wait_step(&w);
             continue;
         }
         nss_counter_t *c = nss_counter(h, kind, lag); /* sleep until this one signals */
         uint32_t rings = __atomic_load_n(&c->rings, __ATOMIC_ACQUIRE);
         __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        if (nsm_load(&c->value) < epoch) {
+        if (nodeshm_flag_load(&c->value) < epoch) {
             struct timespec limit = {0, 50 * 1000 * 1000}; /* a safety net, not the mechanism */
             syscall(SYS_futex, &c->rings, FUTEX_WAIT, rings, &limit, NULL, 0);
         }

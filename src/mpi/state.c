@@ -182,27 +182,6 @@ void nsm_finalize_states(void)
     PMPI_Comm_free_keyval(&nsm_keyval);
 }
 
-int nsm_split_node(MPI_Comm comm, MPI_Comm *node, int *physical_size)
-{
-    MPI_Comm physical;
-    int rank, local, size, rc;
-    *node = MPI_COMM_NULL;
-    PMPI_Comm_rank(comm, &rank);
-    rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &physical);
-    if (rc != MPI_SUCCESS) return rc;
-    PMPI_Comm_size(physical, &size);
-    PMPI_Comm_rank(physical, &local);
-    if (physical_size) *physical_size = size;
-    if (nsm_cfg.pes_per_node <= 0) {
-        *node = physical;
-        return MPI_SUCCESS;
-    }
-    rc = PMPI_Comm_split(physical, local / nsm_cfg.pes_per_node, local, node);
-    if (rc != MPI_SUCCESS) *node = MPI_COMM_NULL;
-    PMPI_Comm_free(&physical);
-    return rc;
-}
-
 static _Noreturn void nsm_no_memory(const nsm_state_t *s)
 {
     fprintf(stderr, "nodeshm_mpi: out of memory for a communicator of %d ranks\n", s->size);
@@ -301,8 +280,7 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
     for (int i = 0; i < NSM_OP_COUNT; i++)
         s->min[i] = nsm_cfg.min_everywhere[i] || s->max_node_size <= 2 ? nsm_cfg.min[i] : 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    s->spin_limit = nsm_cfg.spin_count >= 0 ? nsm_cfg.spin_count
-                    : (cpus > 0 && physical_size > cpus) ? 16 : 4096;
+    nsm_wait_policy(cpus > 0 && physical_size > cpus);
 
     if (s->active) {
         int fail = 0;
