@@ -151,7 +151,7 @@ int main(int argc, char **argv)
     setenv("NODESHM_FFT_NODE_AGGREGATE", "sometimes", 1);
     bad_case_t agg = {"node aggregate setting", {0}, in, out, 0, 0, 0,
                       {"nodeshm_fft_plan_create", "NODESHM_FFT_NODE_AGGREGATE=sometimes",
-                       "accepted: auto, on, off"}};
+                       "accepted: off, on, or the largest mean block"}};
     memcpy(agg.n, n, sizeof n);
     run(&agg);
     unsetenv("NODESHM_FFT_NODE_AGGREGATE");

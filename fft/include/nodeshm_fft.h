@@ -25,7 +25,7 @@
  *                    nodes one message per pair of nodes (each rank packs its blocks into it in
  *                    node-shared memory, one rank per node sends it, one receives it and its
  *                    node peers copy their blocks out) or one per pair of ranks as mpi-p2p, as
- *                    the plan decides (NODESHM_FFT_NODE_AGGREGATE=auto|on|off).  Needs nothing
+ *                    the plan decides (NODESHM_FFT_NODE_AGGREGATE=off|on|SIZE).  Needs nothing
  *                    but MPI (nodeshm's node-shared data).
  *   shmem-barrier    the paper's four OpenSHMEM strategies (LAMMPS' remap ported to puts, seed
  *   shmem-nopack     001): put into the receiver's symmetric scratch and flag it; barrier: pack,

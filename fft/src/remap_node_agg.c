@@ -28,10 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* auto: aggregate when a pair of nodes has on average at least this many blocks between them
- * (else aggregation saves no message) and blocks average at most AGG_BLOCK_MAX bytes. */
+/* NODESHM_FFT_NODE_AGGREGATE=SIZE: aggregate when a pair of nodes has on average at least this
+ * many blocks between them (else aggregation saves no message) and blocks average at most SIZE
+ * bytes.  The default is off: on this project's 2-core machine (4-8 ranks, pseudo-nodes and 2
+ * emulated hosts, MPICH, loaded) aggregation took 1.0-2.3x the time of per-pair messages at
+ * every point measured, 16^3 to 128^3 (4 KiB to 1 MiB blocks): each rank waits for its node
+ * peers twice more (the sender for their blocks, the readers for the receiver), and with more
+ * ranks than cores each such wait can cost a time slice, more than the messages saved. */
 enum { AGG_MIN_BLOCKS_PER_PAIR = 2 };
-#define AGG_BLOCK_MAX ((size_t)1 << 30)
 
 struct nsf_node_plan {
     int P, N;              /* ranks, nodes */
@@ -84,16 +88,17 @@ static int pair_receiver(const nsf_node_plan_t *pl, int A, int B)
     return pl->members[pl->first[B] + n - 1 - (dist - 1) % n];
 }
 
-/* NODESHM_FFT_NODE_AGGREGATE: -1 auto, 0 off, 1 on; -2 for a bad value (problem set). */
-static int aggregate_setting(char *problem, size_t len)
+/* NODESHM_FFT_NODE_AGGREGATE: 0 off (unset), 1 on, -1 up to *max bytes per block (a size);
+ * -2 for a bad value (problem set). */
+static int aggregate_setting(size_t *max, char *problem, size_t len)
 {
     const char *v = nodeshm_getenv("NODESHM_FFT_NODE_AGGREGATE");
-    if (!v || !*v || !strcmp(v, "auto")) return -1;
-    if (!strcmp(v, "off")) return 0;
+    if (!v || !*v || !strcmp(v, "off")) return 0;
     if (!strcmp(v, "on")) return 1;
-    snprintf(problem, len, "NODESHM_FFT_NODE_AGGREGATE=%s (accepted: auto, on, off; from the "
-             "environment or the tuning file %s)", v,
-             nodeshm_tuning_path() ? nodeshm_tuning_path() : "(none)");
+    if (nodeshm_parse_size(v, max) == 0) return -1;
+    snprintf(problem, len, "NODESHM_FFT_NODE_AGGREGATE=%s (accepted: off, on, or the largest mean "
+             "block between nodes to aggregate, %s; from the environment or the tuning file %s)",
+             v, NODESHM_SIZE_SYNTAX, nodeshm_tuning_path() ? nodeshm_tuning_path() : "(none)");
     return -2;
 }
 
@@ -156,7 +161,8 @@ int nsf_node_plan(struct nodeshm_remap *r, nsf_node_plan_t **out, size_t *my_byt
     *out = NULL;
     *my_bytes = nsf_part_bytes(nodeshm_fft_brick_size(&r->from), r->es);
     char problem[300];
-    int setting = aggregate_setting(problem, sizeof problem);
+    size_t max = 0;
+    int setting = aggregate_setting(&max, problem, sizeof problem);
     if (nsf_agree(r->comm, r->call, setting == -2 ? problem : NULL))
         return MPI_ERR_ARG;
     nsf_node_plan_t *pl = gather_plan(r);
@@ -182,7 +188,7 @@ int nsf_node_plan(struct nodeshm_remap *r, nsf_node_plan_t **out, size_t *my_byt
         }
     r->between_nodes = blocks > 0;
     int agg = setting >= 0 ? setting
-              : blocks >= AGG_MIN_BLOCKS_PER_PAIR * pairs && elems * r->es <= AGG_BLOCK_MAX * blocks;
+              : blocks >= AGG_MIN_BLOCKS_PER_PAIR * pairs && blocks && elems * r->es / blocks <= max;
     agg = agg && blocks > 0 && biggest <= INT_MAX; /* a message's count is an int */
     /* one verdict even where the ranks' environments differ */
     MPI_Allreduce(MPI_IN_PLACE, &agg, 1, MPI_INT, MPI_MIN, r->comm);
