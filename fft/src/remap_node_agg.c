@@ -32,7 +32,7 @@
  * many blocks between them (else aggregation saves no message) and blocks average at most SIZE
  * bytes.  The default is off: on this project's 2-core machine (4-8 ranks, pseudo-nodes and 2
  * emulated hosts, MPICH and Open MPI, loaded) aggregation took 0.87-2.31x the time of per-pair
- * messages, 16^3 to 128^3, slower at 20 of 25 points and never faster beyond the noise: each
+ * messages, 16^3 to 128^3, slower at 21 of 25 points and never faster beyond the noise: each
  * rank waits for its node peers twice more (the sender for their blocks, the readers for the
  * receiver), and with more ranks than cores each such wait can cost a time slice, more than the
  * messages saved.  With a core per rank and a real network the size form may pay: measure. */
