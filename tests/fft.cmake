@@ -22,6 +22,17 @@ if(NODESHM_FFT_ENABLED)
   # strategies' RMA meet the MPI library's network path
   nodeshm_add_mpi_test(NAME fft_check NP 4 HOSTS 2 PASS_REGEX "fft_check: PASS" TIMEOUT 600
     ENV ${_est})
+  # the node strategy between nodes both ways, whatever auto picks: one message per pair of
+  # nodes (_agg: even and uneven nodes, 2+2 and 2+1, pseudo-nodes and hosts) and per pair of
+  # ranks (_pairs), bitwise against mpi-p2p; fft_check fails unless the remaps took that path
+  set(_agg ${_est} NODESHM_FFT_NODE_AGGREGATE=on FFT_CHECK_STRATEGIES=node)
+  nodeshm_add_mpi_test(NAME fft_check NP 3 4 PES_PER_NODE 2 SUFFIX _agg
+    PASS_REGEX "fft_check: PASS" TIMEOUT 600 ENV ${_agg})
+  nodeshm_add_mpi_test(NAME fft_check NP 3 4 HOSTS 2 SUFFIX _agg
+    PASS_REGEX "fft_check: PASS" TIMEOUT 600 ENV ${_agg})
+  nodeshm_add_mpi_test(NAME fft_check NP 4 PES_PER_NODE 2 SUFFIX _pairs
+    PASS_REGEX "fft_check: PASS" TIMEOUT 600
+    ENV ${_est} NODESHM_FFT_NODE_AGGREGATE=off FFT_CHECK_STRATEGIES=node)
   nodeshm_add_mpi_test(NAME fft_errors NP 1 3 4 PASS_REGEX "fft_errors: [0-9]+ ranks: PASS")
   nodeshm_add_mpi_test(NAME fft_errors NP 4 PES_PER_NODE 2 PASS_REGEX "fft_errors: [0-9]+ ranks: PASS")
   # auto takes the strategy from the tuning file (nodeshm-bench report writes it there)
@@ -46,6 +57,13 @@ if(NODESHM_FFT_ENABLED)
       PASS_REGULAR_EXPRESSION ",${_cmd_grid_${np}},double,mpi-p2p,.*mpi-alltoallv,.*node,"
       FAIL_REGULAR_EXPRESSION "error above the tolerance|plan creation failed")
   endforeach()
+  # in pseudo-nodes --strategy all adds the node strategy forced per pair of ranks and of nodes
+  add_test(NAME fft_cmd_np4_ppn2 COMMAND "${NODESHM_OSHRUN}" -np 4
+    $<TARGET_FILE:nodeshm-fft> --grid 24x20x18 --iterations 2 --rounds 1 --csv)
+  set_tests_properties(fft_cmd_np4_ppn2 PROPERTIES TIMEOUT 300 LABELS "mpi;np4"
+    ENVIRONMENT "NODESHM_PES_PER_NODE=2"
+    PASS_REGULAR_EXPRESSION ",double,node,.*,double,node-pairs,.*,double,node-agg,"
+    FAIL_REGULAR_EXPRESSION "error above the tolerance|plan creation failed")
   nodeshm_add_script_test(NAME fft_cmd_bad_grid
     COMMAND expect_failure.sh 2 "nodeshm-fft: --grid 0x4x4: accepted: NXxNYxNZ"
             $<TARGET_FILE:nodeshm-fft> --grid 0x4x4)

@@ -6,7 +6,11 @@
  * and permuted memory orders; in-place), each precision and each strategy: forward, compared
  * with the serial transform (max error relative to the largest value: < 1e-12 double, < 1e-5
  * single), backward, compared with the input times the grid size; and strategy k's outputs
- * memcmp'd with strategy 0's.  The shmem-* strategies need OpenSHMEM: it runs after MPI_Init.  Usage: fft_check [grid AxBxC ...]; prints "fft_check: PASS". */
+ * memcmp'd with strategy 0's.  The shmem-* strategies need OpenSHMEM: it runs after MPI_Init.  Usage: fft_check [grid AxBxC ...]; prints "fft_check: PASS".
+ * FFT_CHECK_STRATEGIES=name,name,... runs only those beside mpi-p2p (the reference).  Between
+ * nodes the node strategy's remaps must say they moved blocks between nodes (some of them, in
+ * the pencil layouts), and with NODESHM_FFT_NODE_AGGREGATE=on every such remap must be
+ * aggregated per pair of nodes, with =off none. */
 #include "nodeshm_fft.h"
 
 #include <fftw3.h>
@@ -189,6 +193,46 @@ static double *reference(const problem_t *pb, uint64_t cs, double *peak)
     return (double *)a;
 }
 
+/* Whether strategy s runs (FFT_CHECK_STRATEGIES). */
+static int wanted(int s)
+{
+    const char *list = getenv("FFT_CHECK_STRATEGIES"), *name = nodeshm_remap_strategy_name(s);
+    if (!list || !*list || s == NODESHM_REMAP_MPI_P2P) return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)); p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
+    return 0;
+}
+
+/* The node strategy's remaps between nodes, and those aggregated, over all cases. */
+static long node_between, node_aggregated, node_remaps;
+
+static void check_node_paths(const nodeshm_fft_info_t *info, int s, int layout, const char *what)
+{
+    const char *agg = getenv("NODESHM_FFT_NODE_AGGREGATE");
+    CHECK(info->remaps_aggregated <= info->remaps_between_nodes &&
+          info->remaps_between_nodes <= info->remaps, "%s: %d of %d remaps between nodes, %d "
+          "aggregated", what, info->remaps_between_nodes, info->remaps, info->remaps_aggregated);
+    if (s != NODESHM_REMAP_NODE) {
+        CHECK(info->remaps_between_nodes == 0 && info->remaps_aggregated == 0, "%s: not the node "
+              "strategy, yet %d remaps between nodes, %d aggregated", what,
+              info->remaps_between_nodes, info->remaps_aggregated);
+        return;
+    }
+    if (agg && !strcmp(agg, "on"))
+        CHECK(info->remaps_aggregated == info->remaps_between_nodes, "%s: "
+              "NODESHM_FFT_NODE_AGGREGATE=on, yet %d of %d remaps between nodes aggregated", what,
+              info->remaps_aggregated, info->remaps_between_nodes);
+    if (agg && !strcmp(agg, "off"))
+        CHECK(info->remaps_aggregated == 0, "%s: NODESHM_FFT_NODE_AGGREGATE=off, yet %d remaps "
+              "aggregated", what, info->remaps_aggregated);
+    if (layout == LAYOUT_PENCIL || layout == LAYOUT_PENCIL2D) {
+        node_between += info->remaps_between_nodes;
+        node_aggregated += info->remaps_aggregated;
+        node_remaps += info->remaps;
+    }
+}
+
 static void run_case(const problem_t *pb, int layout, uint64_t cs)
 {
     nodeshm_fft_brick_t in, out;
@@ -217,6 +261,7 @@ static void run_case(const problem_t *pb, int layout, uint64_t cs)
     void *first_fwd = malloc(pb->es * (nout + 1)), *first_bwd = malloc(pb->es * (nin + 1));
     char *a = malloc(pb->es * (cap + 1)), *b = malloc(pb->es * (cap + 1));
     for (int s = NODESHM_REMAP_MPI_P2P; s < NODESHM_REMAP_N_STRATEGIES; s++) {
+        if (!wanted(s)) continue;
         const char *sname = nodeshm_remap_strategy_name((nodeshm_remap_strategy_t)s);
         nodeshm_fft_plan_t plan;
         int grid[2];
@@ -258,6 +303,10 @@ static void run_case(const problem_t *pb, int layout, uint64_t cs)
                     pb->n[1], pb->n[2], layout_names[layout], sname, info.seconds, info.remap_seconds);
         CHECK((int)info.strategy == s && info.transforms == 2, "info: strategy %d transforms %ld",
               (int)info.strategy, info.transforms);
+        char what[160];
+        snprintf(what, sizeof what, "%dx%dx%d %s %s %s", pb->n[0], pb->n[1], pb->n[2],
+                 layout_names[layout], sname, pb->prec ? "single" : "double");
+        check_node_paths(&info, s, layout, what);
         if (on) CHECK(info.grid[0] == on[0] && info.grid[1] == on[1], "info: grid %dx%d, planned "
                       "on %dx%d", info.grid[0], info.grid[1], on[0], on[1]);
         nodeshm_fft_destroy(&plan);
@@ -297,11 +346,25 @@ int main(int argc, char **argv)
                 run_case(&pb, layout, mix(seed + (uint64_t)(g * 100 + prec * 10 + layout)));
                 cases++;
             }
+    /* several nodes (pseudo-nodes or hosts): the node strategy's pencil remaps crossed them */
+    int several = shmem_team_n_pes(SHMEM_TEAM_SHARED) < nprocs;
+    MPI_Allreduce(MPI_IN_PLACE, &several, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    if (wanted(NODESHM_REMAP_NODE)) {
+        CHECK(several ? node_between > 0 : node_between == 0, "%s nodes, yet %ld of the node "
+              "strategy's %ld pencil remaps moved blocks between nodes", several ? "several" :
+              "one node", node_between, node_remaps);
+        if (rank == 0 && several)
+            printf("fft_check: node strategy, pencil layouts: %ld of %ld remaps between nodes, %ld "
+                   "of them aggregated per pair of nodes\n", node_between, node_remaps,
+                   node_aggregated);
+    }
+    int nwanted = 0;
+    for (int s = NODESHM_REMAP_MPI_P2P; s < NODESHM_REMAP_N_STRATEGIES; s++) nwanted += wanted(s);
     long tot[2] = {failures, checks}, sum[2] = {0, 0};
     MPI_Reduce(tot, sum, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("fft_check: %d ranks, %ld cases x %d strategies, %ld checks, %ld failed\n", nprocs,
-               cases, NODESHM_REMAP_N_STRATEGIES - 1, sum[1], sum[0]);
+               cases, nwanted, sum[1], sum[0]);
         printf("fft_check: %s\n", sum[0] ? "FAIL" : "PASS");
     }
     shmem_finalize();

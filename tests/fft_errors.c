@@ -146,6 +146,15 @@ int main(int argc, char **argv)
                       {"NODESHM_FFT_STRATEGY=bogus", "accepted: auto, mpi-p2p"}};
     memcpy(env.n, n, sizeof n);
     run(&env);
+    /* the node strategy's setting between nodes */
+    setenv("NODESHM_FFT_STRATEGY", "node", 1);
+    setenv("NODESHM_FFT_NODE_AGGREGATE", "sometimes", 1);
+    bad_case_t agg = {"node aggregate setting", {0}, in, out, 0, 0, 0,
+                      {"nodeshm_fft_plan_create", "NODESHM_FFT_NODE_AGGREGATE=sometimes",
+                       "accepted: off, on, or the largest mean block"}};
+    memcpy(agg.n, n, sizeof n);
+    run(&agg);
+    unsetenv("NODESHM_FFT_NODE_AGGREGATE");
     unsetenv("NODESHM_FFT_STRATEGY");
     /* the shmem strategies without shmem_init (this program never calls it) */
     {

@@ -22,7 +22,11 @@
  *   mpi-alltoallv    pack, MPI_Alltoallv, unpack (libnodeshm_mpi accelerates it when preloaded)
  *   node             within a node each rank copies its blocks straight out of the senders'
  *                    node-shared arrays (one copy, no pack), signalled per rank pair; between
- *                    nodes mpi-p2p.  Needs nothing but MPI (nodeshm's node-shared data).
+ *                    nodes one message per pair of nodes (each rank packs its blocks into it in
+ *                    node-shared memory, one rank per node sends it, one receives it and its
+ *                    node peers copy their blocks out) or one per pair of ranks as mpi-p2p, as
+ *                    the plan decides (NODESHM_FFT_NODE_AGGREGATE=off|on|SIZE).  Needs nothing
+ *                    but MPI (nodeshm's node-shared data).
  *   shmem-barrier    the paper's four OpenSHMEM strategies (LAMMPS' remap ported to puts, seed
  *   shmem-nopack     001): put into the receiver's symmetric scratch and flag it; barrier: pack,
  *   shmem-chkbuff    fence, flag, scratch reuse after a team sync; nopack: a non-blocking put per
@@ -120,6 +124,8 @@ typedef struct nodeshm_fft_info {
     long transforms;     /* forward + backward calls so far */
     double seconds;      /* in those calls */
     double remap_seconds;/* in their remaps */
+    int remaps_between_nodes; /* node strategy: remaps (of `remaps`) that move blocks between nodes */
+    int remaps_aggregated;    /* of those, the ones that send one message per pair of nodes */
 } nodeshm_fft_info_t;
 /* Not collective. */
 int nodeshm_fft_plan_info(nodeshm_fft_plan_t plan, nodeshm_fft_info_t *info);

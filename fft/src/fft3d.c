@@ -275,8 +275,13 @@ int nodeshm_fft_plan_info(nodeshm_fft_plan_t p, nodeshm_fft_info_t *info)
     info->strategy = p->strategy;
     info->grid[0] = p->grid[0];
     info->grid[1] = p->grid[1];
-    info->remaps = 0;
-    for (int k = 0; k < 4; k++) info->remaps += p->remap[FORWARD][k] != NULL;
+    info->remaps = info->remaps_between_nodes = info->remaps_aggregated = 0;
+    for (int k = 0; k < 4; k++) {
+        const struct nodeshm_remap *r = p->remap[FORWARD][k];
+        info->remaps += r != NULL;
+        info->remaps_between_nodes += r && r->between_nodes;
+        info->remaps_aggregated += r && r->aggregated;
+    }
     info->transforms = p->transforms;
     info->seconds = p->seconds;
     info->remap_seconds = p->remap_seconds;

@@ -285,6 +285,7 @@ int nsf_remap_create(const char *call, MPI_Comm comm, const int n[3],
         free(all);
         return rc;
     }
+    r->call = call;
     MPI_Comm_rank(comm, &r->rank);
     MPI_Comm_size(comm, &r->size);
     MPI_Comm_dup(comm, &r->comm);

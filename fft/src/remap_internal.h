@@ -1,9 +1,15 @@
-/* nodeshm-fft: the remap object shared by the strategy files (remap_mpi.c, remap_node.c). */
+/* nodeshm-fft: the remap object shared by the strategy files (remap_mpi.c, remap_node.c,
+ * remap_node_agg.c, remap_shmem.c). */
 #ifndef NODESHM_FFT_REMAP_INTERNAL_H
 #define NODESHM_FFT_REMAP_INTERNAL_H
 
 #include "brick.h"
 #include "nodeshm.h"
+
+/* How a block travels (node strategy; the other strategies leave every block NSF_PATH_MPI). */
+enum { NSF_PATH_MPI = 0, /* a message of its own between the two ranks */
+       NSF_PATH_NODE,    /* same node: the receiver copies it out of the sender's source */
+       NSF_PATH_AGG };   /* other node: in the one message between the two nodes (remap_node_agg.c) */
 
 /* One block this rank sends to, or receives from, another rank. */
 typedef struct nsf_peer {
@@ -12,12 +18,25 @@ typedef struct nsf_peer {
     size_t count;        /* points in box */
     size_t offset;       /* in elements, in the pack (send) or receive buffer */
     nsf_layout_t packed; /* the box dense in the receiver's memory order */
-    nsf_layout_t peer;   /* receives: the sender's `from` layout (node strategy reads it) */
-    int on_node;         /* node strategy: copied through node-shared memory, not MPI */
-    const void *shared;  /* node strategy, on-node receives: the sender's source buffer */
+    nsf_layout_t peer;   /* receives: the layout `shared` has (node strategy reads it) */
+    int path;            /* NSF_PATH_* */
+    const void *shared;  /* node strategy receives: the sender's source (NODE), the block in the
+                          * inbox of the node peer `via` (AGG) */
+    void *agg;           /* AGG sends: where my block goes in the outbox of the node peer `via` */
+    int via;             /* AGG: the node peer that sends (my sends) or receives (my receives) the
+                          * nodes' message */
 } nsf_peer_t;
 
+/* One message between two nodes (AGG): to or from `rank`, in my part of the node-shared memory. */
+typedef struct nsf_msg {
+    int rank;
+    size_t count;        /* elements */
+    char *buf;
+    int nwait, *wait;    /* outgoing: the node peers whose blocks are in it (their publish) */
+} nsf_msg_t;
+
 struct nodeshm_remap {
+    const char *call;    /* the public call that made it, for messages */
     MPI_Comm comm;
     int rank, size;
     int n[3];
@@ -41,6 +60,12 @@ struct nodeshm_remap {
     /* node */
     nodeshm_shared_t shared;
     unsigned long long epoch; /* node, shmem-*: executes so far */
+    int nacquire, *acquire; /* node: ranks whose release of the last epoch I wait for before I
+                             * write into node-shared memory again */
+    int between_nodes;   /* node: some block (of any rank) crosses nodes */
+    int aggregated;      /* node: those go as one message per pair of nodes (remap_node_agg.c) */
+    int nout, nin;       /* aggregated: the messages I send and receive for my node */
+    nsf_msg_t *out, *in;
     /* shmem-* */
     struct nsf_shmem *shmem;
 };
@@ -79,6 +104,19 @@ int nsf_mpi_setup(struct nodeshm_remap *r);
 int nsf_p2p_execute(struct nodeshm_remap *r, const void *src, void *dst);
 int nsf_alltoallv_execute(struct nodeshm_remap *r, const void *src, void *dst);
 int nsf_node_setup(struct nodeshm_remap *r);
+/* Aggregated node strategy (remap_node_agg.c): nsf_node_plan (collective) decides per remap, the
+ * same on every rank, whether the blocks between nodes go as one message per pair of nodes, and
+ * gives the bytes this rank's part of the node-shared memory needs (source, outbox, inbox);
+ * nsf_node_bind, after the allocation, points the blocks and messages into it. */
+typedef struct nsf_node_plan nsf_node_plan_t;
+int nsf_node_plan(struct nodeshm_remap *r, nsf_node_plan_t **plan, size_t *my_bytes);
+int nsf_node_bind(struct nodeshm_remap *r, nsf_node_plan_t *plan);
+void nsf_node_plan_free(nsf_node_plan_t *plan);
+/* Bytes of a rank's part of the node-shared memory for `elems` elements (64-byte multiples). */
+size_t nsf_part_bytes(size_t elems, size_t es);
+/* Adds `rank` to r->acquire (once). */
+void nsf_node_acquire_add(struct nodeshm_remap *r, int rank);
+int nsf_node_agg_execute(struct nodeshm_remap *r, const void *src, void *dst);
 int nsf_node_execute(struct nodeshm_remap *r, const void *src, void *dst);
 void *nsf_node_source(struct nodeshm_remap *r);
 void nsf_node_teardown(struct nodeshm_remap *r);

@@ -62,7 +62,7 @@ int nsf_post_receives(struct nodeshm_remap *r, int *nreq)
 {
     for (int k = 0; k < r->nrecv; k++) {
         nsf_peer_t *p = &r->recv[k];
-        if (p->on_node) continue;
+        if (p->path != NSF_PATH_MPI) continue;
         r->req_recv[*nreq] = k;
         int rc = MPI_Irecv(r->recvbuf + p->offset * r->es, (int)p->count, r->elem, p->rank, 0,
                            r->comm, &r->reqs[(*nreq)++]);

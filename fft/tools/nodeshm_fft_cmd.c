@@ -2,7 +2,8 @@
  * one run, and checks each against a serial FFTW transform of the same data.
  *
  *   nodeshm-fft --grid 128x128x128 [--procs PxQ|auto] [--precision double|single]
- *               [--strategy NAME|all] [--iterations N] [--json|--csv]
+ *               [--strategy NAME[,NAME...]|all] [--iterations N] [--rounds R]
+ *               [--json|--csv]
  *
  * Per strategy: the median time of a forward+backward pair (the slowest rank's), the median time
  * in its remaps, the largest error of the forward result relative to the serial transform's
@@ -10,7 +11,12 @@
  * bricks z pencils (the plan's natural layouts).  The pairs are timed in --rounds rounds
  * (default 2), each round every strategy and FFTW-MPI in turn, the order reversed every other
  * round (ABBA): on a shared machine a slow spell then falls on every strategy alike instead of
- * on whichever ran during it.  One plan exists at a time (a 256^3 plan holds GBs). */
+ * on whichever ran during it.  One plan exists at a time (a 256^3 plan holds GBs).
+ * Between nodes (hosts or pseudo-nodes) --strategy all also times the node strategy with its
+ * blocks between nodes forced into one message per pair of ranks (row node-pairs) and per pair
+ * of nodes (node-agg), beside `node` (the plan's own choice): NODESHM_FFT_NODE_AGGREGATE=off|on
+ * while their plans are made.  --strategy also takes a list of names, node-pairs and node-agg
+ * included. */
 #include "nodeshm_fft.h"
 #include "reference.h"
 
@@ -26,7 +32,8 @@
 typedef struct {
     int n[3], grid[2];
     nodeshm_fft_precision_t prec;
-    int strategy; /* -1: all */
+    int all;      /* --strategy all */
+    unsigned pick; /* else bit s: strategy s; bits N, N + 1: node-pairs, node-agg (variants) */
     int iterations, rounds;
     enum { TEXT, JSON, CSV } format;
 } options_t;
@@ -35,6 +42,8 @@ typedef struct {
     const char *name;
     int ok, failed;
     int strategy;   /* for measure */
+    const char *aggregate; /* node-pairs, node-agg: NODESHM_FFT_NODE_AGGREGATE for the plan */
+    int between, aggregated; /* node: remaps between nodes, and aggregated (nodeshm_fft_info_t) */
     int count;      /* pairs timed so far (all rounds) */
     double *t, *tr; /* their times, and the time in remaps */
     double pair, remap, error, roundtrip;
@@ -45,7 +54,11 @@ static int rank, nprocs;
 
 #define USAGE                                                                                  \
     "usage: nodeshm-fft --grid NXxNYxNZ [--procs PxQ|auto] [--precision double|single]\n"         \
-    "                   [--strategy NAME|all] [--iterations N] [--rounds R] [--json|--csv]\n"
+    "                   [--strategy NAME[,NAME...]|all] [--iterations N] [--rounds R]\n"          \
+    "                   [--json|--csv]\n"
+
+/* The node strategy's variants between nodes: row name, NODESHM_FFT_NODE_AGGREGATE. */
+static const char *const variants[2][2] = {{"node-pairs", "off"}, {"node-agg", "on"}};
 
 static void usage_error(const char *fmt, const char *value)
 {
@@ -60,13 +73,14 @@ static void usage_error(const char *fmt, const char *value)
 
 static options_t parse(int argc, char **argv)
 {
-    options_t o = {{64, 64, 64}, {0, 0}, NODESHM_FFT_DOUBLE, -1, 10, 2, TEXT};
+    options_t o = {{64, 64, 64}, {0, 0}, NODESHM_FFT_DOUBLE, 1, 0, 10, 2, TEXT};
     for (int k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         char extra;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             if (rank == 0) printf(USAGE "strategies: mpi-p2p, mpi-alltoallv, node, shmem-barrier, "
-                                        "shmem-nopack, shmem-chkbuff, shmem-advchkbuff, auto, all\n");
+                                        "shmem-nopack, shmem-chkbuff, shmem-advchkbuff, auto, all;\n"
+                                        "between nodes also node-pairs, node-agg\n");
             MPI_Finalize();
             exit(0);
         } else if (!strcmp(a, "--json")) o.format = JSON;
@@ -89,10 +103,20 @@ static options_t parse(int argc, char **argv)
             else usage_error("--precision %s: accepted: double, single", v);
             k++;
         } else if (!strcmp(a, "--strategy")) {
-            nodeshm_remap_strategy_t s;
-            if (!strcmp(v, "all")) o.strategy = -1;
-            else if (nodeshm_remap_strategy_from_name(v, &s)) usage_error("--strategy %s: see above", v);
-            else o.strategy = (int)s;
+            o.all = !strcmp(v, "all");
+            o.pick = 0;
+            for (const char *w = v; !o.all && *w;) { /* NAME[,NAME...] */
+                char name[32];
+                size_t len = strcspn(w, ",");
+                snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), w);
+                nodeshm_remap_strategy_t s;
+                if (!strcmp(name, variants[0][0]) || !strcmp(name, variants[1][0]))
+                    o.pick |= 1u << (NODESHM_REMAP_N_STRATEGIES + !strcmp(name, variants[1][0]));
+                else if (nodeshm_remap_strategy_from_name(name, &s))
+                    usage_error("--strategy %s: see above", v);
+                else o.pick |= 1u << s;
+                w += len + (w[len] == ',');
+            }
             k++;
         } else if (!strcmp(a, "--iterations")) {
             if (sscanf(v, "%d%c", &o.iterations, &extra) != 1 || o.iterations < 1)
@@ -135,10 +159,18 @@ static void measure(const options_t *o, const nodeshm_fft_brick_t *in,
     size_t nin = nodeshm_fft_brick_size(in), nout = nodeshm_fft_brick_size(out);
     nodeshm_fft_plan_t plan;
     int strategy = row->strategy;
+    char *saved = getenv("NODESHM_FFT_NODE_AGGREGATE");
+    saved = saved ? strdup(saved) : NULL;
+    if (row->aggregate) setenv("NODESHM_FFT_NODE_AGGREGATE", row->aggregate, 1);
     int rc = o->grid[0] ? nodeshm_fft_plan_create_on_grid(MPI_COMM_WORLD, o->n, o->grid, in, out,
                                                           o->prec, strategy, &plan)
                         : nodeshm_fft_plan_create(MPI_COMM_WORLD, o->n, in, out, o->prec,
                                                   strategy, &plan);
+    if (row->aggregate) { /* the user's setting back for the other rows */
+        if (saved) setenv("NODESHM_FFT_NODE_AGGREGATE", saved, 1);
+        else unsetenv("NODESHM_FFT_NODE_AGGREGATE");
+    }
+    free(saved);
     if (!row->name) row->name = nodeshm_remap_strategy_name((nodeshm_remap_strategy_t)strategy);
     if (rc) {
         row->why = "plan creation failed (see above)";
@@ -184,7 +216,9 @@ static void measure(const options_t *o, const nodeshm_fft_brick_t *in,
     }
     nodeshm_fft_info_t info;
     nodeshm_fft_plan_info(plan, &info);
-    row->name = nodeshm_remap_strategy_name(info.strategy);
+    if (!row->aggregate) row->name = nodeshm_remap_strategy_name(info.strategy);
+    row->between = info.remaps_between_nodes;
+    row->aggregated = info.remaps_aggregated;
     nodeshm_fft_destroy(&plan);
     free(a), free(b);
 }
@@ -205,6 +239,9 @@ static void print(const options_t *o, int grid[2], int nodes, const row_t *rows,
                 printf("\"pair_s\": %.9g, \"error\": %.3g", rows[k].pair, rows[k].error);
                 if (k) printf(", \"remap_s\": %.9g, \"roundtrip_error\": %.3g", rows[k].remap,
                               rows[k].roundtrip);
+                if (rows[k].between)
+                    printf(", \"remaps_between_nodes\": %d, \"remaps_aggregated\": %d",
+                           rows[k].between, rows[k].aggregated);
                 if (base > 0) printf(", \"vs_fftw_mpi\": %.4g", base / rows[k].pair);
                 printf("}");
             }
@@ -240,8 +277,12 @@ static void print(const options_t *o, int grid[2], int nodes, const row_t *rows,
         printf("%12.2e ", rows[k].error);
         if (k) printf("%12.2e ", rows[k].roundtrip);
         else printf("%12s ", "-");
-        if (base > 0) printf("%9.2fx\n", base / rows[k].pair);
-        else printf("%10s\n", "-");
+        if (base > 0) printf("%9.2fx", base / rows[k].pair);
+        else printf("%10s", "-");
+        if (rows[k].between) /* the node strategy's choice between nodes */
+            printf("  (%d of %d remaps between nodes aggregated)", rows[k].aggregated,
+                   rows[k].between);
+        printf("\n");
     }
 }
 
@@ -281,16 +322,23 @@ int main(int argc, char **argv)
     MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Comm_free(&shm);
 
-    row_t rows[NODESHM_REMAP_N_STRATEGIES + 1];
+    /* several nodes of nodeshm's (pseudo-nodes too): the node strategy's variants between them */
+    int several = shmem_team_n_pes(SHMEM_TEAM_SHARED) < nprocs;
+    MPI_Allreduce(MPI_IN_PLACE, &several, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    row_t rows[NODESHM_REMAP_N_STRATEGIES + 3];
     memset(rows, 0, sizeof rows);
     int nrows = 0;
     rows[nrows++].name = "fftw-mpi";
     for (int s = NODESHM_REMAP_MPI_P2P; s < NODESHM_REMAP_N_STRATEGIES; s++) {
-        if (o.strategy == 0) { /* auto: the one it picks */
+        if (!o.all && (o.pick & 1u)) { /* auto: the one it picks */
             rows[nrows++].strategy = 0;
             break;
         }
-        if (o.strategy < 0 || s == o.strategy) rows[nrows++].strategy = s;
+        if (o.all || (o.pick >> s & 1u)) rows[nrows++].strategy = s;
+        for (int v = 0; v < 2 && s == NODESHM_REMAP_NODE; v++)
+            if ((o.all && several) || (o.pick >> (NODESHM_REMAP_N_STRATEGIES + v) & 1u))
+                rows[nrows++] = (row_t){.name = variants[v][0], .aggregate = variants[v][1],
+                                        .strategy = s};
     }
     if (o.rounds > o.iterations) o.rounds = o.iterations;
     for (int k = 0; k < nrows; k++) {
