@@ -318,9 +318,10 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
                 fprintf(stderr, "nodeshm_mpi: node-shared memory for a communicator of %d ranks: %s; its "
                         "collectives go to the MPI library\n", s->size, why);
         }
-        /* One node: a tag for gatherv's and scatterv's point-to-point blocks, where they run */
+        /* One node: a tag for the point-to-point blocks of gatherv, scatterv and alltoallv */
         int mine = nsm_tags;
-        if (s->n_nodes == 1 && nsm_p2p != MPI_COMM_NULL && (s->max[NSM_OP_GATHERV] || s->max[NSM_OP_SCATTERV])) {
+        if (s->n_nodes == 1 && nsm_p2p != MPI_COMM_NULL &&
+            (s->max[NSM_OP_GATHERV] || s->max[NSM_OP_SCATTERV] || s->max[NSM_OP_ALLTOALLV])) {
             if (!(s->p2p_rank = malloc(sizeof(int) * (size_t)s->size))) nsm_no_memory(s);
             if (nsm_ranks_of(comm, nsm_p2p_group, s->size, s->p2p_rank)) mine = nsm_tag_hold(0);
         }
