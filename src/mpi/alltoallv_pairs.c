@@ -12,9 +12,9 @@
  * the sender's row of the matrix (alltoall.c's layout, stride T) when it fits T, else as a
  * PMPI_Isend/PMPI_Irecv pair on nsm_p2p with the communicator's tag (as gatherv does).  A rank
  * raises its arrive flag once its matrix blocks are written and waits only for the senders of
- * the blocks it takes from the matrix.  The matrix is reused as every shared buffer is
- * (nsm_begin: the readers of the call n_banks calls back are done), so a rank never waits for
- * a rank it does not exchange with in this call.
+ * the blocks it takes from the matrix.  The matrix is reused as every shared buffer is: a rank
+ * that writes into it first waits until the readers of the call n_banks calls back are done
+ * (nsm_begin), normally long since.
  *
  * Counts and displacements come as int (MPI_Alltoallv) or MPI_Count/MPI_Aint (MPI_Alltoallv_c:
  * no conversion, so a count above INT_MAX needs no vote either: its block is above T). */
@@ -87,7 +87,13 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
 #define SEND_AT(r) ((const char *)sendbuf + vec_displ(&sv, r) * (long long)sext)
 #define RECV_AT(r) ((char *)recvbuf + vec_displ(&rv, r) * (long long)rext)
 
-    uint64_t seq = nsm_begin(s, NSM_OP_ALLTOALLV);
+    /* a rank that writes no matrix block overwrites nothing a slower reader may still need */
+    int writes = 0;
+    for (int r = 0; r < s->size && !writes; r++) {
+        unsigned long long bytes = (unsigned long long)vec_count(&sv, r) * (unsigned)ssize;
+        writes = bytes && bytes <= T && (r != s->rank || !(sdense && rdense));
+    }
+    uint64_t seq = writes ? nsm_begin(s, NSM_OP_ALLTOALLV) : nsm_begin_reader(s, NSM_OP_ALLTOALLV);
     char *area = s->slots; /* the current bank's matrix (nsm_alltoallv_pairs_state checked its size) */
     /* blocks above T travel by themselves while the matrix is filled and read */
     int rc = MPI_SUCCESS;
