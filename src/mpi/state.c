@@ -54,7 +54,7 @@ static unsigned char nsm_tag_used[NSM_TAGS / 8]; /* held by a live state of this
 void nsm_setup_p2p(void)
 {
     if (nsm_p2p != MPI_COMM_NULL || nsm_cfg.all_off ||
-        (!nsm_op_max(NSM_OP_GATHERV) && !nsm_op_max(NSM_OP_SCATTERV)))
+        (!nsm_op_max(NSM_OP_GATHERV) && !nsm_op_max(NSM_OP_SCATTERV) && !nsm_op_max(NSM_OP_ALLTOALLV)))
         return;
     int *ub, flag;
     PMPI_Comm_dup(MPI_COMM_WORLD, &nsm_p2p);
