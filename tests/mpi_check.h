@@ -1,7 +1,7 @@
 /* MPI tests: what every MPI test program shares: failure counting with located messages (CHECK,
  * on rank `wrank`), one job-wide random seed (rank 0's: the time, or NODESHM_TEST_SEED to replay)
  * and the splitmix64 mixer that turns it into values any rank can recompute; the most ranks of a
- * communicator on one (pseudo-)node. */
+ * communicator on one (pseudo-)node, and whether all of them are. */
 #ifndef NODESHM_TESTS_MPI_CHECK_H
 #define NODESHM_TESTS_MPI_CHECK_H
 #include <mpi.h>
@@ -63,6 +63,13 @@ static int __attribute__((unused)) fullest_node(MPI_Comm comm)
     int most;
     PMPI_Allreduce(&n, &most, 1, MPI_INT, MPI_MAX, comm);
     return most;
+}
+/* Whether comm lies on one (pseudo-)node, as the interposer sees it. */
+static int __attribute__((unused)) on_one_node(MPI_Comm comm)
+{
+    int size;
+    PMPI_Comm_size(comm, &size);
+    return fullest_node(comm) == size;
 }
 
 #endif

@@ -43,33 +43,11 @@ static long val(long id, int r, int i)
     return (long)(mix(seed ^ mix(((uint64_t)id << 32) ^ ((uint64_t)r << 20) ^ (uint64_t)i)) >> 40);
 }
 
-/* Whether comm lies on one (pseudo-)node, as the interposer sees it. */
-static int one_node(MPI_Comm comm)
-{
-    MPI_Comm physical;
-    int rank, size, local, n, all;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &size);
-    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &physical);
-    PMPI_Comm_rank(physical, &local);
-    PMPI_Comm_size(physical, &n);
-    PMPI_Comm_free(&physical);
-    const char *ppn_env = getenv("NODESHM_PES_PER_NODE");
-    int ppn = ppn_env ? atoi(ppn_env) : 0;
-    if (ppn > 0) { /* my pseudo-node: local / ppn, holding the rest of the physical node last */
-        int first = local / ppn * ppn;
-        n = n - first < ppn ? n - first : ppn;
-    }
-    n = n == size;
-    PMPI_Allreduce(&n, &all, 1, MPI_INT, MPI_LAND, comm);
-    return all;
-}
-
 /* What the interposer runs on a communicator of this group: 0 nothing (no node holds 2 of its
  * ranks), 1 all but gatherv and scatterv (several nodes), 2 every op (one node). */
 static int shape_of(MPI_Comm comm)
 {
-    return fullest_node(comm) < 2 ? 0 : one_node(comm) ? 2 : 1;
+    return fullest_node(comm) < 2 ? 0 : on_one_node(comm) ? 2 : 1;
 }
 
 /* Runs op on comm (shape: shape_of its group) as call `id` and checks it: values, and the op's

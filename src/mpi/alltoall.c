@@ -13,14 +13,13 @@
  *
  * Alltoall: T is the block's packed size, agreed by all ranks (signatures match).
  *
- * Alltoallv: no rank knows the others' counts, so the path cannot be chosen from the arguments
+ * Alltoallv on one node goes pair by pair, without any agreement (alltoallv_pairs.c).  Between
+ * nodes no rank knows the others' counts, so the path cannot be chosen from the arguments
  * alone.  The first flag round carries the agreement instead: T is the configured threshold
  * (NODESHM_MPI_ALLTOALLV_MAX, the same on all ranks) capped by what fits the matrix
  * (nsm_a2av_stride); every rank writes its blocks into the
  * matrix if its own largest block fits T, and publishes that largest block (its "vote") in the
- * result area before it raises its arrive flag.  On one node every rank reads all votes after the
- * arrive round and all see the same maximum: fits, everyone pulls its blocks; too big, everyone
- * calls PMPI_Alltoallv.  Across nodes the leaders PMPI_Allreduce(MAX) their node's maximum, the
+ * result area before it raises its arrive flag.  The leaders PMPI_Allreduce(MAX) their node's maximum, the
  * leader posts the decision next to the votes before its release, and the between-node exchange
  * moves only that many bytes of each T-strided block (a resized datatype).  A pair's byte count
  * is known to both its ends, so whatever counts ranks pass, every rank takes the same path.
@@ -37,7 +36,7 @@
 #include <string.h>
 
 /* Block offset of the block from my node rank to comm rank r (sender side of the matrix). */
-static size_t a2a_send_block(const nsm_state_t *s, int r)
+size_t nsm_a2a_send_block(const nsm_state_t *s, int r)
 {
     int k = s->node_of[r];
     return (size_t)s->node_size * (size_t)s->node_first[k] +
@@ -45,7 +44,7 @@ static size_t a2a_send_block(const nsm_state_t *s, int r)
 }
 
 /* Where the block from comm rank r to me is, once it has arrived. */
-static const char *a2a_recv_ptr(const nsm_state_t *s, const char *area, size_t stride, int r)
+const char *nsm_a2a_recv_ptr(const nsm_state_t *s, const char *area, size_t stride, int r)
 {
     int k = s->node_of[r];
     if (k == s->my_node) /* matrix, written by r itself */
@@ -145,7 +144,7 @@ NSM_BODY int accelerated_Alltoall(const void *sendbuf, int sendcount, MPI_Dataty
     area = a2a_area(s, T);
     for (int r = 0; r < s->size; r++)
         if (r != s->rank || !self_direct)
-            nsm_pack_as(area + a2a_send_block(s, r) * T, T, (const char *)sendbuf + (size_t)r * sstride, sendcount,
+            nsm_pack_as(area + nsm_a2a_send_block(s, r) * T, T, (const char *)sendbuf + (size_t)r * sstride, sendcount,
                      sendtype, sdense, comm);
     nodeshm_flags_arrive(&s->area.flags, seq);
     if (self_direct)
@@ -162,19 +161,19 @@ NSM_BODY int accelerated_Alltoall(const void *sendbuf, int sendcount, MPI_Dataty
             if (r == s->rank && self_direct) continue;
             nodeshm_flags_wait_arrive(&s->area.flags, i, seq);
             nsm_unpack_as((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
-                       a2a_recv_ptr(s, area, T, r), T, comm);
+                       nsm_a2a_recv_ptr(s, area, T, r), T, comm);
         }
         nodeshm_flags_wait_release(&s->area.flags, seq);
         for (int r = 0; r < s->size; r++)
             if (s->node_of[r] != s->my_node)
                 nsm_unpack_as((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
-                           a2a_recv_ptr(s, area, T, r), T, comm);
+                           nsm_a2a_recv_ptr(s, area, T, r), T, comm);
     } else {
         for (int r = 0; r < s->size; r++) {
             if (r == s->rank && self_direct) continue;
             nodeshm_flags_wait_arrive(&s->area.flags, r, seq);
             nsm_unpack_as((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
-                       a2a_recv_ptr(s, area, T, r), T, comm);
+                       nsm_a2a_recv_ptr(s, area, T, r), T, comm);
         }
     }
     nodeshm_flags_done(&s->area.flags, seq);
@@ -199,6 +198,11 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
                        void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                        MPI_Comm comm, int veto)
 {
+    size_t pairs_stride;
+    nsm_state_t *pairs = veto ? NULL : nsm_alltoallv_pairs_state(comm, sendbuf == MPI_IN_PLACE, &pairs_stride);
+    if (pairs) /* one node: no vote (alltoallv_pairs.c) */
+        return nsm_alltoallv_pairs(pairs, pairs_stride, sendbuf, (nsm_vec_t){sendcounts, sdispls, 0}, sendtype,
+                                   recvbuf, (nsm_vec_t){recvcounts, rdispls, 0}, recvtype, comm, "MPI_Alltoallv");
     nsm_state_t *const looked = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
     const size_t T = looked ? nsm_a2av_stride(looked) : 0;
     nsm_state_t *s = T ? looked : NULL;
@@ -246,7 +250,7 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
     if (mine <= T)
         for (int r = 0; r < s->size; r++)
             if (r != s->rank || !self_direct)
-                nsm_pack_as(area + a2a_send_block(s, r) * T, (size_t)scounts[r] * (size_t)ssize,
+                nsm_pack_as(area + nsm_a2a_send_block(s, r) * T, (size_t)scounts[r] * (size_t)ssize,
                          (const char *)sbuf + (size_t)sdisp[r] * (size_t)sext, scounts[r], stype, sdense, comm);
     *A2AV_VOTE(s, s->node_rank) = mine;
     nodeshm_flags_arrive(&s->area.flags, seq);
@@ -281,7 +285,7 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
     for (int r = 0; r < s->size; r++)
         nsm_unpack_as((char *)recvbuf + (size_t)rdispls[r] * (size_t)rext, recvcounts[r], recvtype, rdense,
                    r == s->rank && self_direct ? (const char *)sbuf + (size_t)sdisp[r] * (size_t)sext
-                                               : a2a_recv_ptr(s, area, T, r),
+                                               : nsm_a2a_recv_ptr(s, area, T, r),
                    (size_t)recvcounts[r] * (size_t)rsize, comm);
     s->a2av_backoff = 0;
     nodeshm_flags_done(&s->area.flags, seq);

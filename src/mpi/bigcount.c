@@ -361,12 +361,20 @@ int MPI_Alltoallv_c(const void *sb, const MPI_Count scs[], const MPI_Aint sds[],
         why = nsb_vector(scs, sds, a.n, st, &sbase, sc, sd, &bad);
     }
     if (why == NSB_OK) why = nsb_vector(rcs, rds, a.n, rt, &rbase, rc_, rd, &bad);
-    /* a rank that cannot run the body still votes, "too big", so all hand the call over */
     nsm_call_t call;
     const int counting = NSM_STATS_ON; /* the body may switch it on (settings read late) */
     if (counting) nsm_stats_enter(&call);
-    rc = nsm_alltoallv_body(sbase, sc, sd, st, (void *)rbase, rc_, rd, rt, comm, why != NSB_OK);
-    if (rc == NSM_HANDED_OVER) rc = PMPI_Alltoallv_c(sb, scs, sds, st, rb, rcs, rds, rt, comm);
+    size_t pairs_stride;
+    nsm_state_t *pairs = nsm_alltoallv_pairs_state(comm, sb == MPI_IN_PLACE, &pairs_stride);
+    if (pairs) { /* one node: the counts as they are, no vote (alltoallv_pairs.c) */
+        if (!scs || !sds) return nsm_bad_arg(comm, "MPI_Alltoallv_c", "sendcounts or sdispls (NULL)", 0);
+        rc = nsm_alltoallv_pairs(pairs, pairs_stride, sb, (nsm_vec_t){scs, sds, 1}, st, rb, (nsm_vec_t){rcs, rds, 1},
+                                 rt, comm, "MPI_Alltoallv_c");
+    } else {
+        /* a rank that cannot run the body still votes, "too big", so all hand the call over */
+        rc = nsm_alltoallv_body(sbase, sc, sd, st, (void *)rbase, rc_, rd, rt, comm, why != NSB_OK);
+        if (rc == NSM_HANDED_OVER) rc = PMPI_Alltoallv_c(sb, scs, sds, st, rb, rcs, rds, rt, comm);
+    }
     if (counting) {
         MPI_Count n = 0;
         const MPI_Count *counts = sb == MPI_IN_PLACE ? rcs : scs;

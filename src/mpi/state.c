@@ -54,7 +54,7 @@ static unsigned char nsm_tag_used[NSM_TAGS / 8]; /* held by a live state of this
 void nsm_setup_p2p(void)
 {
     if (nsm_p2p != MPI_COMM_NULL || nsm_cfg.all_off ||
-        (!nsm_op_max(NSM_OP_GATHERV) && !nsm_op_max(NSM_OP_SCATTERV)))
+        (!nsm_op_max(NSM_OP_GATHERV) && !nsm_op_max(NSM_OP_SCATTERV) && !nsm_op_max(NSM_OP_ALLTOALLV)))
         return;
     int *ub, flag;
     PMPI_Comm_dup(MPI_COMM_WORLD, &nsm_p2p);
@@ -296,9 +296,10 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
                 fprintf(stderr, "nodeshm_mpi: node-shared memory for a communicator of %d ranks: %s; its "
                         "collectives go to the MPI library\n", s->size, why);
         }
-        /* One node: a tag for gatherv's and scatterv's point-to-point blocks, where they run */
+        /* One node: a tag for the point-to-point blocks of gatherv, scatterv and alltoallv */
         int mine = nsm_tags;
-        if (s->n_nodes == 1 && nsm_p2p != MPI_COMM_NULL && (s->max[NSM_OP_GATHERV] || s->max[NSM_OP_SCATTERV])) {
+        if (s->n_nodes == 1 && nsm_p2p != MPI_COMM_NULL &&
+            (s->max[NSM_OP_GATHERV] || s->max[NSM_OP_SCATTERV] || s->max[NSM_OP_ALLTOALLV])) {
             if (!(s->p2p_rank = malloc(sizeof(int) * (size_t)s->size))) nsm_no_memory(s);
             if (nsm_ranks_of(comm, nsm_p2p_group, s->size, s->p2p_rank)) mine = nsm_tag_hold(0);
         }
