@@ -58,7 +58,7 @@ nsm_state_t *nsm_alltoallv_pairs_state(MPI_Comm comm, int in_place, size_t *stri
     nsm_state_t *s = nsm_get_state(comm);
     if (!s || s->n_nodes != 1 || s->p2p_tag < 0) return NULL;
     size_t T = nsm_a2av_stride(s);
-    if (!T || (size_t)s->size * (size_t)s->size * T > (size_t)s->node_size * s->slot_bytes) return NULL;
+    if (!T || (size_t)s->size * (size_t)s->size * T > (size_t)s->node_size * s->area.banks.slot_bytes) return NULL;
     *stride = T;
     return s;
 }
@@ -94,7 +94,7 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
         writes = bytes && bytes <= T && (r != s->rank || !(sdense && rdense));
     }
     uint64_t seq = writes ? nsm_begin(s, NSM_OP_ALLTOALLV) : nsm_begin_reader(s, NSM_OP_ALLTOALLV);
-    char *area = s->slots; /* the current bank's matrix (nsm_alltoallv_pairs_state checked its size) */
+    char *area = s->area.cur.slots; /* the current bank's matrix (nsm_alltoallv_pairs_state checked its size) */
     /* blocks above T travel by themselves while the matrix is filled and read */
     int rc = MPI_SUCCESS;
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
@@ -112,7 +112,7 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
             nsm_pack_as(area + nsm_a2a_send_block(s, r) * T, (size_t)bytes, SEND_AT(r), (int)n, sendtype, sdense,
                         comm);
     }
-    nsm_store(&NSM_MY(s)->arrive, seq);
+    nodeshm_flags_arrive(&s->area.flags, seq);
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
         long long n = vec_count(&rv, r);
         unsigned long long bytes = (unsigned long long)n * (unsigned)rsize;
@@ -121,7 +121,7 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
             memcpy(RECV_AT(r), SEND_AT(r), (size_t)bytes);
             continue;
         }
-        nsm_wait_ge(s, &s->lines[s->stage_index[r]].arrive, seq);
+        nodeshm_flags_wait_arrive(&s->area.flags, s->stage_index[r], seq);
         nsm_unpack_as(RECV_AT(r), (int)n, recvtype, rdense, nsm_a2a_recv_ptr(s, area, T, r), (size_t)bytes, comm);
     }
     if (nreq) {
@@ -129,7 +129,7 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
         if (rc == MPI_SUCCESS) rc = wrc;
     }
     if (req != stack_req) free(req);
-    nsm_store(&NSM_MY(s)->done, seq);
+    nodeshm_flags_done(&s->area.flags, seq);
     return rc;
 #undef SEND_AT
 #undef RECV_AT
