@@ -4,8 +4,8 @@
  * core, so that when PEs outnumber cores (8 PEs on 2 cores in CI) the PE we wait for gets to
  * run.  While waiting, a job that spans nodes also drives MPI progress, because passive-target
  * RMA aimed at this PE may need this PE to enter the MPI library; there, unless PEs outnumber
- * the machine's cores, it keeps polling after the spin and yields only every
- * nodeshm_polls_per_yield polls (wait.c says why). */
+ * the machine's cores, NODESHM_POLLS_PER_YIELD may make it poll several times per yield after
+ * the spin (wait.c says why not by default). */
 #ifndef NODESHM_WAIT_H
 #define NODESHM_WAIT_H
 
@@ -37,7 +37,7 @@ static inline void nodeshm_cpu_relax(void)
  * long in the socket), and a poll counts as 64 spins, so that the spinning before the first
  * yield lasts no longer than before (4096 spins, each a poll, kept a loaded machine's cores for
  * 12 ms).  Past the spin it polls at every step and yields after every nodeshm_polls_per_yield
- * of them (1 where PEs outnumber cores: the PE we wait for may need this core). */
+ * of them (1 by default, and always where PEs outnumber cores). */
 static inline void nodeshm_wait_step(nodeshm_waiter_t *w)
 {
     if (w->spins < nodeshm_spin_limit) {
