@@ -10,6 +10,11 @@ nodeshm_add_mpi_test(NAME host_topology NP 3 HOSTS 3 ARGS 3 TIMEOUT 60)
 # ... and the check can fail: on one node (no --hosts) it must.
 nodeshm_add_mpi_test(NAME host_topology NP 4 ARGS 2 WILL_FAIL SUFFIX _onenode_must_fail
   TIMEOUT 60)
+# The hosts share this machine's CPUs: nodeshm counts the machine's PEs by kernel boot id, not
+# per node (its wait policy and barriers depend on whether PEs outnumber cores).
+nodeshm_add_mpi_test(NAME host_topology NP 4 HOSTS 2 ARGS 2 SUFFIX _machine TIMEOUT 60
+  ENV NODESHM_DEBUG=1
+  PASS_REGEX "debug: 4 PEs, 2 node\\(s\\), 2 PEs on my node, heap [0-9]+ bytes, 4 PEs on [0-9]+ CPUs of this machine")
 
 # Existing OpenSHMEM tests across real (emulated) nodes. SOURCES given: these files may be read
 # before the groups that build them (p2p.cmake, teams.cmake); the first call builds the target.

@@ -56,9 +56,12 @@
  * complete, nobody still reads a source or a leader's dest); the single-node reduce above the
  * eager size does too.
  *
- * broadcast  node members of the root's node copy straight from the root's source; the root's
+ * broadcast  up to NODESHM_COLL_NODES_BCAST_MAX: coll_nodes.c (the leaders' MPI_Bcast from the
+ *            root's source, each leader fills its node's dests, releases them).  Larger:
+ *            node members of the root's node copy straight from the root's source; the root's
  *            node leader MPI_Bcasts from the root's source (a local pointer) to the other
  *            leaders' dest; after a node sync their node peers copy from their leader's dest.
+ * team_sync  coll_nodes.c: members arrive, the leaders' MPI_Barrier, the leader releases them.
  * reduce     up to NODESHM_COLL_NODES_REDUCE_MAX: coll_nodes.c (the leader reduces its node's
  *            sources in member order, MPI_Allreduce in place with the other leaders, fills its
  *            peers' dests).  Larger:
@@ -348,7 +351,8 @@ int nodeshm_coll_sync(const char *call, nodeshm_team_t *t)
         node_sync(t, ++t->epoch);
         return NODESHM_OK;
     }
-    /* Between nodes MPI carries it: a node sync, the leaders' MPI_Barrier, a node sync.  A
+    /* Between nodes MPI carries it: the members arrive, the leaders' MPI_Barrier, the leader
+     * releases its node (one fan-in and one fan-out; it was a node sync on each side).  A
      * dissemination over one-sided flags (an MPI accumulate per round between nodes) hung now
      * and then under Open MPI 5.0's osc/rdma over btl/sm: about 1 run in 300 of tests/coll_aset
      * in pseudo-node mode, with the origin in MPI_Accumulate (or MPI_Fetch_and_op, or with the
@@ -356,13 +360,9 @@ int nodeshm_coll_sync(const char *call, nodeshm_team_t *t)
     MPI_Comm leaders;
     int rc = nodeshm_coll_leaders(call, t, &leaders); /* collective over the team on first need */
     if (rc) return rc;
-    uint64_t epoch = t->epoch + 1;
+    uint64_t e = t->epoch;
     t->epoch += 2;
-    node_sync(t, epoch); /* my node's stores and flushed puts are done */
-    if (leaders != MPI_COMM_NULL && MPI_Barrier(leaders) != MPI_SUCCESS)
-        rc = nodeshm_coll_mpi_failed(call, "MPI_Barrier of the team's node leaders");
-    node_sync(t, epoch + 1); /* every node is: the leader releases mine */
-    return rc;
+    return nodeshm_coll_nodes_sync(call, t, leaders, e); /* leaders only: coll_nodes.c */
 }
 
 /* ---- small contributions: a deep ring ---------------------------------------------------------- */
@@ -574,6 +574,8 @@ int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, cons
         else bcast_node(t, x, dest, src, nbytes, root, root_dest);
         return NODESHM_OK;
     }
+    if (nbytes <= NODESHM_COLL_NODES_BCAST_MAX) /* leaders only: coll_nodes.c */
+        return nodeshm_coll_nodes_bcast(call, t, leaders, e, dest, src, nbytes, root, root_dest);
     int root_node = t->node_of[root];
     int leader = t->node_leader[t->my_node] == t->my_pe;
     int pipelined = nbytes >= BCAST_PIPE_MIN;

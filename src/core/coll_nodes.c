@@ -216,3 +216,43 @@ int nodeshm_coll_nodes_reduce(const char *call, nodeshm_team_t *t, MPI_Comm lead
     leader_release(t, e, rc, 0);
     return rc;
 }
+
+int nodeshm_coll_nodes_sync(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e)
+{
+    if (t->node_my_pe != 0) return released_rc(peer_turn(t, e, 0, 0));
+    leader_gather(t, e);
+    int rc = NODESHM_OK;
+    if (MPI_Barrier(leaders) != MPI_SUCCESS)
+        rc = nodeshm_coll_mpi_failed(call, "MPI_Barrier of the team's node leaders");
+    leader_release(t, e, rc, 0);
+    return rc;
+}
+
+/* The leader starts the leaders' MPI_Bcast as soon as the data is there (at once on other nodes,
+ * after the root's arrival on the root's), so the network does not wait for the node's other
+ * peers; then it waits for them and fills their dests from the root's source (root's node) or
+ * its own dest. */
+int nodeshm_coll_nodes_bcast(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e,
+                             void *dest, const void *src, size_t nbytes, int root, int root_dest)
+{
+    if (t->node_my_pe != 0) return released_rc(peer_turn(t, e, 0, 0));
+    int np = t->node_n_pes, root_node = t->node_of[root], root_local = -1, rc = NODESHM_OK;
+    const char *from = dest;
+    if (t->my_node == root_node) {
+        root_local = 0;
+        while (t->node_members[root_local] != root) root_local++;
+        if (root_local) await(flag(t, root_local, ARRIVE_LINE), e + 1);
+        from = at_member(t, src, root_local);
+    }
+    if (MPI_Bcast((void *)from, (int)nbytes, MPI_BYTE, root_node, leaders) != MPI_SUCCESS)
+        rc = nodeshm_coll_mpi_failed(call, "MPI_Bcast between node leaders");
+    leader_gather(t, e);
+    for (int k = 0; !rc && k < np; k++) {
+        if (root_local < 0 ? k == 0 /* my dest got it */
+                           : k == root_local && (!root_dest || dest == src)) /* not written */
+            continue;
+        memcpy(k ? at_member(t, dest, k) : dest, from, nbytes);
+    }
+    leader_release(t, e, rc, 0);
+    return rc;
+}

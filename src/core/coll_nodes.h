@@ -34,6 +34,16 @@ int nodeshm_coll_nodes_alltoall(const char *call, nodeshm_team_t *t, MPI_Comm le
                                 void *dest, const void *src, size_t dst, size_t sst,
                                 size_t nelems, size_t elem);
 
+/* Several nodes, team_sync: the members arrive, the leaders' MPI_Barrier, the leader releases
+ * them; epochs e + 1 .. e + 2. */
+int nodeshm_coll_nodes_sync(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e);
+/* Several nodes, broadcasts of at most NODESHM_COLL_NODES_BCAST_MAX bytes: the leaders'
+ * MPI_Bcast (from the root's source on its node), each leader fills its node's dests (the root's
+ * when root_dest); epochs e + 1 .. e + 2.  Larger: coll.c's node syncs around a pipelined one. */
+#define NODESHM_COLL_NODES_BCAST_MAX ((size_t)64 << 10)
+int nodeshm_coll_nodes_bcast(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e,
+                             void *dest, const void *src, size_t nbytes, int root, int root_dest);
+
 /* Several nodes, reductions of at most NODESHM_COLL_NODES_REDUCE_MAX bytes: the leader reduces
  * its node's sources (member order), the leaders' MPI_Allreduce in place, the leader fills its
  * peers' dests; epochs e + 1 .. e + 2.  Larger: coll.c's split over the node's members.  The

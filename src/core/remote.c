@@ -185,6 +185,8 @@ MPI_Win nodeshm_remote_window(int seg)
     return seg >= 0 && seg < NODESHM_NSEGS ? windows[seg] : MPI_WIN_NULL;
 }
 
+int nodeshm_remote_confirms_writes(void) { return confirm_writes; }
+
 /* A datatype for nblocks blocks of `block` bytes, `stride` bytes apart (nblocks > 1); -1 when
  * a count does not fit an int. */
 static int make_type(size_t block, size_t nblocks, size_t stride, MPI_Datatype *type)

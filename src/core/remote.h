@@ -46,5 +46,8 @@ void nodeshm_remote_progress(void);
 /* Segment `seg`'s window (MPI_WIN_NULL within one node), locked with MPI_Win_lock_all; for
  * white-box benchmarks that time MPI_Put/MPI_Get on the very window the library uses. */
 MPI_Win nodeshm_remote_window(int seg);
+/* Whether a quiet confirms writes with a fetch from each target (remote.c: NODESHM_RMA_CONFIRM),
+ * so that such benchmarks can give MPI the same guarantee. */
+int nodeshm_remote_confirms_writes(void);
 
 #endif

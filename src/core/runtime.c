@@ -100,6 +100,8 @@ static void print_banner(void)
         printf("  NODESHM_PES_PER_NODE   cut nodes into pseudo-nodes of k PEs (tests the MPI path)\n");
         printf("  NODESHM_SPIN_COUNT     spins before a waiting PE yields its core: %u\n",
                nodeshm_spin_limit);
+        printf("  NODESHM_POLLS_PER_YIELD  job across nodes: MPI polls between yields after the "
+               "spin: %u\n", nodeshm_polls_per_yield);
         printf("  NODESHM_COLL_EAGER_MAX broadcast/collect/alltoall: staged copy up to this many bytes, "
                "readers pull from the source above (default 4k, at most 64k)\n");
         printf("  NODESHM_CMA, NODESHM_XPMEM  0 switches a single-copy engine off (probed at start-up)\n");
@@ -204,6 +206,7 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
     if (rc == NODESHM_OK) {
         long spins;
         rc = nodeshm_env_long("NODESHM_SPIN_COUNT", 0, 0, 1L << 30, &spins);
+        if (rc == NODESHM_OK) rc = nodeshm_env_long("NODESHM_POLLS_PER_YIELD", 1, 1, 1L << 30, &spins);
     }
     if (rc == NODESHM_OK) rc = nodeshm_coll_configure();
     rc = agree(rc);
@@ -213,7 +216,7 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
     if (rc) return rc;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     rt->heap_size = (heap + page - 1) & ~(page - 1);
-    int oversubscribed = rt->topo.physical_n_pes > rt->topo.cpus_online, any_oversubscribed = 0;
+    int oversubscribed = rt->topo.machine_n_pes > rt->topo.cpus_online, any_oversubscribed = 0;
     MPI_Allreduce(&oversubscribed, &any_oversubscribed, 1, MPI_INT, MPI_LOR, rt->topo.world);
     nodeshm_wait_configure(any_oversubscribed, rt->spans_nodes);
 
@@ -234,9 +237,12 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
     rt->init_count = 1;
     rt->generation++;
     if (rt->my_pe == 0) print_banner();
-    nodeshm_debug("%d PEs, %d node(s), %d PEs on my node, heap %zu bytes, %d CPUs, spin %u%s",
+    nodeshm_debug("%d PEs, %d node(s), %d PEs on my node, heap %zu bytes, %d PEs on %d CPUs of "
+                  "this machine%s, spin %u, polls per yield %u%s",
                   rt->n_pes, rt->topo.n_nodes, rt->topo.node_n_pes, rt->heap_size,
-                  rt->topo.cpus_online, nodeshm_spin_limit,
+                  rt->topo.machine_n_pes, rt->topo.cpus_online,
+                  nodeshm_wait_oversubscribed ? " (oversubscribed)" : "", nodeshm_spin_limit,
+                  nodeshm_polls_per_yield,
                   rt->atomics_via_mpi ? ", atomics through MPI (job spans nodes)" : "");
     if (capped)
         nodeshm_debug("thread level SERIALIZED, not MULTIPLE: Open MPI 4.x cannot create RMA windows "

@@ -9,6 +9,7 @@
 
 #include <sched.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,35 @@ static int fail(const nodeshm_topology_t *t, int status, const char *fmt, ...)
     return status;
 }
 
+#define BOOT_ID_LEN 40 /* 36 characters, newline, NUL */
+
+/* The PEs of this machine: those with my kernel boot id.  A node (MPI_COMM_TYPE_SHARED) may be
+ * less: emulated hosts (oshrun --hosts) are namespaces of one machine, each its own node to MPI,
+ * yet they share its CPUs, and 2 hosts x 2 PEs on 2 cores are oversubscribed.  Without a
+ * readable boot id, the node. */
+static void machine_split(const nodeshm_topology_t *t, MPI_Comm *machine)
+{
+    char id[BOOT_ID_LEN] = {0};
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    int ok = f && fgets(id, sizeof id, f) != NULL && id[0] != '\0';
+    if (f) fclose(f);
+    int all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, t->world);
+    char *ids = all_ok ? malloc((size_t)t->n_pes * BOOT_ID_LEN) : NULL;
+    int found = ids != NULL, all_found = 0;
+    MPI_Allreduce(&found, &all_found, 1, MPI_INT, MPI_LAND, t->world);
+    if (!all_found) {
+        free(ids);
+        MPI_Comm_split_type(t->world, MPI_COMM_TYPE_SHARED, t->my_pe, MPI_INFO_NULL, machine);
+        return;
+    }
+    MPI_Allgather(id, BOOT_ID_LEN, MPI_CHAR, ids, BOOT_ID_LEN, MPI_CHAR, t->world);
+    int color = 0; /* the first PE with my boot id */
+    while (memcmp(ids + (size_t)color * BOOT_ID_LEN, id, BOOT_ID_LEN) != 0) color++;
+    free(ids);
+    MPI_Comm_split(t->world, color, t->my_pe, machine);
+}
+
 int nodeshm_topology_create(MPI_Comm parent, nodeshm_topology_t *t)
 {
     memset(t, 0, sizeof *t);
@@ -55,7 +85,7 @@ int nodeshm_topology_create(MPI_Comm parent, nodeshm_topology_t *t)
     int rc = nodeshm_env_long("NODESHM_PES_PER_NODE", 0, 1, 1L << 20, &per_node);
     if (rc) return rc;
 
-    if (nodeshm_topology_split_node(t->world, per_node, &t->node, &t->physical_n_pes) != MPI_SUCCESS)
+    if (nodeshm_topology_split_node(t->world, per_node, &t->node, NULL) != MPI_SUCCESS)
         return fail(t, NODESHM_ERR_MPI, "MPI_Comm_split_type / MPI_Comm_split for the node failed");
     MPI_Comm_rank(t->node, &t->node_my_pe);
     MPI_Comm_size(t->node, &t->node_n_pes);
@@ -88,7 +118,8 @@ int nodeshm_topology_create(MPI_Comm parent, nodeshm_topology_t *t)
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_SET(0, &set);
     MPI_Comm machine;
-    MPI_Comm_split_type(t->world, MPI_COMM_TYPE_SHARED, t->my_pe, MPI_INFO_NULL, &machine);
+    machine_split(t, &machine);
+    MPI_Comm_size(machine, &t->machine_n_pes);
     MPI_Allreduce(&set, &all, (int)(sizeof set / sizeof(unsigned long)), MPI_UNSIGNED_LONG, MPI_BOR,
                   machine);
     MPI_Comm_free(&machine);

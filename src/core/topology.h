@@ -18,8 +18,8 @@ typedef struct nodeshm_topology {
     int *node_index_of;  /* [n_pes]: a PE's index in my node, or -1 if it is on another node */
     int *node_pes;       /* [node_n_pes]: world PE of each node index */
     int *node_of;        /* [n_pes]: node number of every PE */
-    int physical_n_pes;  /* PEs on this machine (pseudo-nodes included): they share its CPUs */
-    int cpus_online;     /* CPUs this process may run on: tells when PEs are oversubscribed */
+    int machine_n_pes;   /* PEs on this machine (same boot id: emulated hosts included) */
+    int cpus_online;     /* CPUs the machine's PEs may run on: tells when they are oversubscribed */
 } nodeshm_topology_t;
 
 int nodeshm_topology_create(MPI_Comm parent, nodeshm_topology_t *topo);

@@ -3,7 +3,9 @@
  * Spin briefly (a peer on another core answers in well under a microsecond), then yield the
  * core, so that when PEs outnumber cores (8 PEs on 2 cores in CI) the PE we wait for gets to
  * run.  While waiting, a job that spans nodes also drives MPI progress, because passive-target
- * RMA aimed at this PE may need this PE to enter the MPI library. */
+ * RMA aimed at this PE may need this PE to enter the MPI library; there, unless PEs outnumber
+ * the machine's cores, NODESHM_POLLS_PER_YIELD may make it poll several times per yield after
+ * the spin (wait.c says why not by default). */
 #ifndef NODESHM_WAIT_H
 #define NODESHM_WAIT_H
 
@@ -13,6 +15,7 @@ typedef struct nodeshm_waiter { unsigned spins; } nodeshm_waiter_t;
 #define NODESHM_WAITER_INIT {0}
 
 extern unsigned nodeshm_spin_limit;    /* pause-spins before the first yield */
+extern unsigned nodeshm_polls_per_yield; /* past the spin, spanning nodes: polls per yield */
 extern int nodeshm_wait_needs_progress; /* set when the job spans nodes */
 extern int nodeshm_wait_oversubscribed;  /* more PEs on this machine than CPUs */
 void nodeshm_wait_progress(void);
@@ -33,7 +36,8 @@ static inline void nodeshm_cpu_relax(void)
  * machine's EPYC, on top of the ~3 us poll: an answer or signal from another node waited that
  * long in the socket), and a poll counts as 64 spins, so that the spinning before the first
  * yield lasts no longer than before (4096 spins, each a poll, kept a loaded machine's cores for
- * 12 ms). */
+ * 12 ms).  Past the spin it polls at every step and yields after every nodeshm_polls_per_yield
+ * of them (1 by default, and always where PEs outnumber cores). */
 static inline void nodeshm_wait_step(nodeshm_waiter_t *w)
 {
     if (w->spins < nodeshm_spin_limit) {
@@ -45,7 +49,12 @@ static inline void nodeshm_wait_step(nodeshm_waiter_t *w)
         }
         return;
     }
-    if (nodeshm_wait_needs_progress) nodeshm_wait_progress();
+    if (nodeshm_wait_needs_progress) {
+        nodeshm_wait_progress();
+        /* spins past the limit count the polls since the last yield */
+        if (++w->spins - nodeshm_spin_limit < nodeshm_polls_per_yield) return;
+        w->spins = nodeshm_spin_limit;
+    }
     sched_yield();
 }
 
