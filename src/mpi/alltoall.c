@@ -198,12 +198,11 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
                        void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                        MPI_Comm comm, int veto)
 {
-    size_t pairs_stride;
-    nsm_state_t *pairs = veto ? NULL : nsm_alltoallv_pairs_state(comm, sendbuf == MPI_IN_PLACE, &pairs_stride);
-    if (pairs) /* one node: no vote (alltoallv_pairs.c) */
-        return nsm_alltoallv_pairs(pairs, pairs_stride, sendbuf, (nsm_vec_t){sendcounts, sdispls, 0}, sendtype,
-                                   recvbuf, (nsm_vec_t){recvcounts, rdispls, 0}, recvtype, comm, "MPI_Alltoallv");
     nsm_state_t *const looked = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
+    const size_t pairs_stride = veto ? 0 : nsm_alltoallv_pairs_stride(looked, sendbuf == MPI_IN_PLACE);
+    if (pairs_stride) /* one node: no vote (alltoallv_pairs.c) */
+        return nsm_alltoallv_pairs(looked, pairs_stride, sendbuf, (nsm_vec_t){sendcounts, sdispls, 0}, sendtype,
+                                   recvbuf, (nsm_vec_t){recvcounts, rdispls, 0}, recvtype, comm, "MPI_Alltoallv");
     const size_t T = looked ? nsm_a2av_stride(looked) : 0;
     nsm_state_t *s = T ? looked : NULL;
     char *area = s ? a2a_area(s, T) : NULL;

@@ -51,16 +51,12 @@ static int pair_p2p(int send, void *buf, long long count, MPI_Datatype type, int
 #endif
 }
 
-nsm_state_t *nsm_alltoallv_pairs_state(MPI_Comm comm, int in_place, size_t *stride)
+size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s, int in_place)
 {
-    /* agreed on every rank: the configuration, the communicator and MPI_IN_PLACE (all or none) */
-    if (in_place || !nsm_op_max(NSM_OP_ALLTOALLV)) return NULL;
-    nsm_state_t *s = nsm_get_state(comm);
-    if (!s || s->n_nodes != 1 || s->p2p_tag < 0) return NULL;
-    size_t T = nsm_a2av_stride(s);
-    if (!T || (size_t)s->size * (size_t)s->size * T > (size_t)s->node_size * s->area.banks.slot_bytes) return NULL;
-    *stride = T;
-    return s;
+    /* agreed on every rank: the configuration, the communicator and MPI_IN_PLACE (all or none);
+     * the stride is capped by what fits the matrix (nsm_a2av_stride) */
+    if (!s || in_place || s->n_nodes != 1 || s->p2p_tag < 0) return 0;
+    return nsm_a2av_stride(s);
 }
 
 int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t sv, MPI_Datatype sendtype,
@@ -94,7 +90,7 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
         writes = bytes && bytes <= T && (r != s->rank || !(sdense && rdense));
     }
     uint64_t seq = writes ? nsm_begin(s, NSM_OP_ALLTOALLV) : nsm_begin_reader(s, NSM_OP_ALLTOALLV);
-    char *area = s->area.cur.slots; /* the current bank's matrix (nsm_alltoallv_pairs_state checked its size) */
+    char *area = s->area.cur.slots; /* the current bank's matrix (the stride fits it: nsm_a2av_stride) */
     /* blocks above T travel by themselves while the matrix is filled and read */
     int rc = MPI_SUCCESS;
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {

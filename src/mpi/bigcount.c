@@ -364,9 +364,9 @@ int MPI_Alltoallv_c(const void *sb, const MPI_Count scs[], const MPI_Aint sds[],
     nsm_call_t call;
     const int counting = NSM_STATS_ON; /* the body may switch it on (settings read late) */
     if (counting) nsm_stats_enter(&call);
-    size_t pairs_stride;
-    nsm_state_t *pairs = nsm_alltoallv_pairs_state(comm, sb == MPI_IN_PLACE, &pairs_stride);
-    if (pairs) { /* one node: the counts as they are, no vote (alltoallv_pairs.c) */
+    nsm_state_t *pairs = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
+    const size_t pairs_stride = nsm_alltoallv_pairs_stride(pairs, sb == MPI_IN_PLACE);
+    if (pairs_stride) { /* one node: the counts as they are, no vote (alltoallv_pairs.c) */
         if (!scs || !sds) return nsm_bad_arg(comm, "MPI_Alltoallv_c", "sendcounts or sdispls (NULL)", 0);
         rc = nsm_alltoallv_pairs(pairs, pairs_stride, sb, (nsm_vec_t){scs, sds, 1}, st, rb, (nsm_vec_t){rcs, rds, 1},
                                  rt, comm, "MPI_Alltoallv_c");

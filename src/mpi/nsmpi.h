@@ -216,14 +216,14 @@ int nsm_stat_ranks(MPI_Comm comm); /* ranks a call's arrays cover (remote group 
  * r's block to me is once it has arrived. */
 size_t nsm_a2a_send_block(const nsm_state_t *s, int r);
 const char *nsm_a2a_recv_ptr(const nsm_state_t *s, const char *area, size_t stride, int r);
-/* Alltoallv on one node pair by pair (alltoallv_pairs.c).  nsm_alltoallv_pairs_state: the state
- * and the matrix stride when this call takes that path (decided from values every rank agrees
- * on), else NULL.  Counts and displacements as int (wide 0) or MPI_Count / MPI_Aint (wide 1). */
+/* Alltoallv on one node pair by pair (alltoallv_pairs.c).  nsm_alltoallv_pairs_stride: the matrix
+ * stride when a call on state s (NULL: none) takes that path, decided from values every rank
+ * agrees on, else 0.  Counts and displacements as int (wide 0) or MPI_Count / MPI_Aint (wide 1). */
 typedef struct nsm_vec {
     const void *counts, *displs;
     int wide;
 } nsm_vec_t;
-nsm_state_t *nsm_alltoallv_pairs_state(MPI_Comm comm, int in_place, size_t *stride);
+size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s, int in_place);
 int nsm_alltoallv_pairs(nsm_state_t *s, size_t stride, const void *sendbuf, nsm_vec_t sv, MPI_Datatype sendtype,
                         void *recvbuf, nsm_vec_t rv, MPI_Datatype recvtype, MPI_Comm comm, const char *call);
 int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
