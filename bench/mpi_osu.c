@@ -238,12 +238,21 @@ static double batch(const op_desc_t *op, int pmpi, bufs_t *b, int bytes, int ite
     return (mx[0] - mx[1]) / iters;
 }
 
+/* A bad command line: every rank sees the same arguments, so all end here together; rank 0 has
+ * said what is wrong.  Not MPI_Abort: another rank's abort could kill rank 0 before its message
+ * was out (bench_cli_errors lost it once under MPICH). */
+static void bad_args(void)
+{
+    MPI_Finalize();
+    exit(2);
+}
+
 static void usage(int rank)
 {
     if (rank == 0)
         fprintf(stderr, "usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-f] [--csv] "
                         "[-d max_delay_us] [-o op,op...]   (--cold: not here; NODESHM_BENCH_REPS: default reps)\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
+    bad_args();
 }
 
 int main(int argc, char **argv)
@@ -276,7 +285,7 @@ int main(int argc, char **argv)
             double us = strtod(argv[++i], &end);
             if (*end || !(us >= 0 && us <= 1e6)) {
                 if (rank == 0) fprintf(stderr, "mpi_osu: -d %s: expected a delay in us, 0 to 1000000\n", argv[i]);
-                MPI_Abort(MPI_COMM_WORLD, 2);
+                bad_args();
             }
             delay_max_ns = (long)(us * 1000);
         }
@@ -288,7 +297,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "mpi_osu: --cold: not supported here (the interposer's "
                                 "collectives reuse their buffers); the buffer rotation is in "
                                 "nodeshm-bench-p2p, -pairs and -dt\n");
-            MPI_Abort(MPI_COMM_WORLD, 2);
+            bad_args();
         } else usage(rank);
     }
     if (min_bytes < 1 || max_bytes < min_bytes || max_bytes > (1L << 30) || reps < 1 || warmup < 0)
