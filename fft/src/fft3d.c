@@ -1,8 +1,11 @@
 /* nodeshm-fft: the distributed 3D FFT: three batches of 1D FFTs along pencils (axis 0, 1, 2)
  * with remaps between them, plus one from the input bricks and one to the output bricks
- * (skipped when those are the pencils already).  Each 1D stage reads its pencil buffer and
- * writes straight into the next remap's source buffer (node-shared memory for the node
- * strategy), so moving the data costs the remap's one copy and nothing more. */
+ * (skipped when those are the pencils already).  Each remap writes straight into the buffer the
+ * next remap reads (node-shared memory for the node strategy) or into the user's output, and the
+ * stage between them transforms that buffer in place: FFTW's in-place strided transforms ran 1.7-3x
+ * faster here than out-of-place ones (128^3, z at a stride of one x row), and moving the data
+ * costs each remap's one copy and nothing more.  Only a stage that reads the user's input (no
+ * remap before it) runs out of place, so the input is left as it was. */
 #include "fftw_backend.h"
 #include "remap_internal.h"
 
@@ -23,7 +26,8 @@ struct nodeshm_fft_plan {
     nodeshm_remap_t remap[2][4];
     void *work[3];            /* one buffer per pencil */
     /* FFTW plans [dir][k][unaligned] for the stages from k to the next remap (a segment: one
-     * multi-dimensional transform where no remap separates the axes), NULL elsewhere */
+     * multi-dimensional transform where no remap separates the axes), NULL elsewhere; in place
+     * but for a first segment that reads the user's input */
     void *plan[2][3][2];
     int segment_end[2][3];    /* [dir][k]: one past the last stage of the segment at k */
     long transforms;
@@ -59,6 +63,12 @@ static int make_remaps(nodeshm_fft_plan_t p, size_t es)
 
 static const int axes[2][3] = {{0, 1, 2}, {2, 1, 0}}; /* stage k's axis, per direction */
 
+/* The segment at k reads the user's input when no remap comes before it: out of place. */
+static int reads_user_input(nodeshm_fft_plan_t p, int dir, int k)
+{
+    return k == 0 && !p->remap[dir][0];
+}
+
 /* One segment's FFTW plans: the transforms along axes[dir][k0..k1) of their pencil (the same
  * brick for all of them: no remap between), looping over the other dimensions. */
 static int plan_segment(nodeshm_fft_plan_t p, int dir, int k0, int k1)
@@ -80,20 +90,21 @@ static int plan_segment(nodeshm_fft_plan_t p, int dir, int k0, int k1)
             loop[loops][0] = b->hi[d] - b->lo[d];
             loop[loops++][1] = (int)l.stride[d];
         }
-    void *tmp = nsf_alloc(points * p->fftw->elem_bytes);
-    if (!tmp) return MPI_ERR_NO_MEM;
+    void *buf = p->work[axes[dir][k0]], *tmp = buf;
+    if (reads_user_input(p, dir, k0) && !(tmp = nsf_alloc(points * p->fftw->elem_bytes)))
+        return MPI_ERR_NO_MEM;
     for (int u = 0; u < 2; u++) {
         p->plan[dir][k0][u] = p->fftw->plan(rank, (const int(*)[2])dims, loops,
-                                            (const int(*)[2])loop, p->work[axes[dir][k0]], tmp,
+                                            (const int(*)[2])loop, buf, tmp,
                                             dir == FORWARD ? -1 : 1, u);
         if (!p->plan[dir][k0][u]) {
-            free(tmp);
+            if (tmp != buf) free(tmp);
             nsf_error("nodeshm_fft_plan_create", "FFTW could not plan a rank-%d transform of "
                       "%zu points", rank, points);
             return MPI_ERR_OTHER;
         }
     }
-    free(tmp);
+    if (tmp != buf) free(tmp);
     return MPI_SUCCESS;
 }
 
@@ -187,7 +198,7 @@ int nodeshm_fft_plan_create_on_grid(MPI_Comm comm, const int n[3], const int gri
                        strategy, plan);
 }
 
-/* One segment's transform, from `in` to `out` (either may be the user's). */
+/* One segment's transform, from `in` to `out` (the same buffer unless it reads the input). */
 static void fft_segment(nodeshm_fft_plan_t p, int dir, int k0, const void *in, void *out)
 {
     void *aligned = p->plan[dir][k0][0];
@@ -218,25 +229,30 @@ static int transform(nodeshm_fft_plan_t p, int dir, const void *in, void *out, c
     double t0 = MPI_Wtime();
     nodeshm_remap_t *r = p->remap[dir];
     int rc = MPI_SUCCESS;
-    const void *cur = in; /* what the next segment transforms */
-    if (r[0]) {
-        rc = remap_timed(p, r[0], in, p->work[axes[dir][0]]);
-        cur = p->work[axes[dir][0]];
-    }
+    const void *cur = in; /* where the data is */
     for (int k = 0; k < 3 && rc == MPI_SUCCESS; k = p->segment_end[dir][k]) {
-        /* Out of place into the next remap's source, or the user's array after the last. */
         int next = p->segment_end[dir][k];
+        void *work = p->work[axes[dir][k]];
+        size_t bytes = nodeshm_fft_brick_size(&p->pencil[axes[dir][k]]) * p->fftw->elem_bytes;
+        /* Where this segment leaves its result: what the next remap reads, or the output. */
         void *dst = r[next] ? nodeshm_remap_source(r[next]) : out;
-        if (dst == cur) { /* in == out and no remap at all (one rank): plans are out of place */
-            void *tmp = p->work[axes[dir][k]];
-            fft_segment(p, dir, k, cur, tmp);
-            memcpy(dst, tmp, nodeshm_fft_brick_size(&p->pencil[axes[dir][k]]) * p->fftw->elem_bytes);
-        } else fft_segment(p, dir, k, cur, dst);
-        if (r[next]) {
-            cur = next < 3 ? p->work[axes[dir][next]] : out;
-            rc = remap_timed(p, r[next], dst, (void *)cur);
+        if (reads_user_input(p, dir, k)) {
+            if (dst != cur) fft_segment(p, dir, k, cur, dst);
+            else { /* in == out and no remap at all (one rank): the plan is out of place */
+                fft_segment(p, dir, k, cur, work);
+                memcpy(dst, work, bytes);
+            }
+        } else if (dst != cur) {
+            rc = remap_timed(p, r[k], cur, dst);
+            if (rc == MPI_SUCCESS) fft_segment(p, dir, k, dst, dst);
+        } else { /* in == out with one remap in all: the remap does not run in place */
+            rc = remap_timed(p, r[k], cur, work);
+            if (rc == MPI_SUCCESS) fft_segment(p, dir, k, work, work);
+            memcpy(dst, work, bytes);
         }
+        cur = dst;
     }
+    if (rc == MPI_SUCCESS && r[3]) rc = remap_timed(p, r[3], cur, out);
     p->seconds += MPI_Wtime() - t0;
     p->transforms++;
     return rc;
