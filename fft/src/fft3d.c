@@ -4,10 +4,13 @@
  * next remap reads (node-shared memory for the node strategy) or into the user's output, and the
  * stage between them transforms that buffer in place: FFTW's in-place strided transforms ran 1.7-3x
  * faster here than out-of-place ones (128^3, z at a stride of one x row), and moving the data
- * costs each remap's one copy and nothing more.  Only a stage that reads the user's input (no
- * remap before it) runs out of place, so the input is left as it was. */
+ * costs each remap's one copy and nothing more.  A stage that reads the user's input (no remap
+ * before it) copies it first and transforms the copy: the input is left as it was, and the copy
+ * costs less than the out-of-place transform. */
 #include "fftw_backend.h"
 #include "remap_internal.h"
+
+#include "core/wait.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +29,8 @@ struct nodeshm_fft_plan {
     nodeshm_remap_t remap[2][4];
     void *work[3];            /* one buffer per pencil */
     /* FFTW plans [dir][k][unaligned] for the stages from k to the next remap (a segment: one
-     * multi-dimensional transform where no remap separates the axes), NULL elsewhere; in place
-     * but for a first segment that reads the user's input */
+     * multi-dimensional transform where no remap separates the axes), NULL elsewhere; all in
+     * place */
     void *plan[2][3][2];
     int segment_end[2][3];    /* [dir][k]: one past the last stage of the segment at k */
     long transforms;
@@ -63,7 +66,7 @@ static int make_remaps(nodeshm_fft_plan_t p, size_t es)
 
 static const int axes[2][3] = {{0, 1, 2}, {2, 1, 0}}; /* stage k's axis, per direction */
 
-/* The segment at k reads the user's input when no remap comes before it: out of place. */
+/* The segment at k reads the user's input when no remap comes before it. */
 static int reads_user_input(nodeshm_fft_plan_t p, int dir, int k)
 {
     return k == 0 && !p->remap[dir][0];
@@ -90,21 +93,17 @@ static int plan_segment(nodeshm_fft_plan_t p, int dir, int k0, int k1)
             loop[loops][0] = b->hi[d] - b->lo[d];
             loop[loops++][1] = (int)l.stride[d];
         }
-    void *buf = p->work[axes[dir][k0]], *tmp = buf;
-    if (reads_user_input(p, dir, k0) && !(tmp = nsf_alloc(points * p->fftw->elem_bytes)))
-        return MPI_ERR_NO_MEM;
+    void *buf = p->work[axes[dir][k0]];
     for (int u = 0; u < 2; u++) {
         p->plan[dir][k0][u] = p->fftw->plan(rank, (const int(*)[2])dims, loops,
-                                            (const int(*)[2])loop, buf, tmp,
+                                            (const int(*)[2])loop, buf, buf,
                                             dir == FORWARD ? -1 : 1, u);
         if (!p->plan[dir][k0][u]) {
-            if (tmp != buf) free(tmp);
             nsf_error("nodeshm_fft_plan_create", "FFTW could not plan a rank-%d transform of "
                       "%zu points", rank, points);
             return MPI_ERR_OTHER;
         }
     }
-    if (tmp != buf) free(tmp);
     return MPI_SUCCESS;
 }
 
@@ -119,6 +118,37 @@ static int make_fftw_plans(nodeshm_fft_plan_t p)
             k0 = k1;
         }
     return MPI_SUCCESS;
+}
+
+/* A plan-time broadcast whose waiters yield their core to the rank that is planning. */
+static void bcast_yielding(void *buf, int count, MPI_Datatype type, MPI_Comm comm)
+{
+    MPI_Request req;
+    MPI_Ibcast(buf, count, type, 0, comm, &req);
+    nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+    for (int done = 0; MPI_Test(&req, &done, MPI_STATUS_IGNORE), !done;) nodeshm_wait_step(&w);
+}
+
+/* FFTW_MEASURE times candidate algorithms; with every rank measuring at once on shared cores
+ * the timings are noise and the ranks pick different, often slow, plans (a standalone 64-plane
+ * z stage: 3.3 ms planned alone, 10.8 ms planned beside another process).  So rank 0 plans
+ * alone first and hands its wisdom to the others, whose problems of the same shape are then
+ * planned without measuring. */
+static int make_fftw_plans_in_turn(nodeshm_fft_plan_t p)
+{
+    int rank;
+    MPI_Comm_rank(p->comm, &rank);
+    int rc = rank == 0 ? make_fftw_plans(p) : MPI_SUCCESS;
+    char *wisdom = rank == 0 ? p->fftw->export_wisdom() : NULL;
+    int len = wisdom ? (int)strlen(wisdom) + 1 : 0;
+    bcast_yielding(&len, 1, MPI_INT, p->comm);
+    if (len) {
+        if (rank != 0 && !(wisdom = malloc((size_t)len))) len = 0; /* plans without it */
+        MPI_Bcast(wisdom ? (void *)wisdom : (void *)&len, wisdom ? len : 0, MPI_CHAR, 0, p->comm);
+        if (rank != 0 && wisdom) p->fftw->import_wisdom(wisdom);
+    }
+    free(wisdom);
+    return rank == 0 ? rc : make_fftw_plans(p);
 }
 
 static int plan_create(const char *call, MPI_Comm comm, const int n[3], const int grid[2],
@@ -172,7 +202,7 @@ static int plan_create(const char *call, MPI_Comm comm, const int n[3], const in
         if (!same_everywhere(comm, p->work[axis] != NULL)) rc = MPI_ERR_NO_MEM;
     }
     if (rc == MPI_SUCCESS) rc = make_remaps(p, fftw->elem_bytes);
-    if (rc == MPI_SUCCESS && !same_everywhere(comm, make_fftw_plans(p) == MPI_SUCCESS))
+    if (rc == MPI_SUCCESS && !same_everywhere(comm, make_fftw_plans_in_turn(p) == MPI_SUCCESS))
         rc = MPI_ERR_OTHER;
     if (rc != MPI_SUCCESS) {
         nodeshm_fft_destroy(&p);
@@ -198,13 +228,12 @@ int nodeshm_fft_plan_create_on_grid(MPI_Comm comm, const int n[3], const int gri
                        strategy, plan);
 }
 
-/* One segment's transform, from `in` to `out` (the same buffer unless it reads the input). */
-static void fft_segment(nodeshm_fft_plan_t p, int dir, int k0, const void *in, void *out)
+/* One segment's transform, in place in buf. */
+static void fft_segment(nodeshm_fft_plan_t p, int dir, int k0, void *buf)
 {
     void *aligned = p->plan[dir][k0][0];
     if (!aligned) return; /* an empty pencil */
-    int ok = p->fftw->alignment_of(in) == 0 && p->fftw->alignment_of(out) == 0;
-    p->fftw->execute(ok ? aligned : p->plan[dir][k0][1], in, out);
+    p->fftw->execute(p->fftw->alignment_of(buf) == 0 ? aligned : p->plan[dir][k0][1], buf, buf);
 }
 
 static int remap_timed(nodeshm_fft_plan_t p, nodeshm_remap_t r, const void *src, void *dst)
@@ -236,18 +265,15 @@ static int transform(nodeshm_fft_plan_t p, int dir, const void *in, void *out, c
         size_t bytes = nodeshm_fft_brick_size(&p->pencil[axes[dir][k]]) * p->fftw->elem_bytes;
         /* Where this segment leaves its result: what the next remap reads, or the output. */
         void *dst = r[next] ? nodeshm_remap_source(r[next]) : out;
-        if (reads_user_input(p, dir, k)) {
-            if (dst != cur) fft_segment(p, dir, k, cur, dst);
-            else { /* in == out and no remap at all (one rank): the plan is out of place */
-                fft_segment(p, dir, k, cur, work);
-                memcpy(dst, work, bytes);
-            }
+        if (reads_user_input(p, dir, k)) { /* copied first: the input stays as it was */
+            if (dst != cur) memcpy(dst, cur, bytes);
+            fft_segment(p, dir, k, dst);
         } else if (dst != cur) {
             rc = remap_timed(p, r[k], cur, dst);
-            if (rc == MPI_SUCCESS) fft_segment(p, dir, k, dst, dst);
+            if (rc == MPI_SUCCESS) fft_segment(p, dir, k, dst);
         } else { /* in == out with one remap in all: the remap does not run in place */
             rc = remap_timed(p, r[k], cur, work);
-            if (rc == MPI_SUCCESS) fft_segment(p, dir, k, work, work);
+            if (rc == MPI_SUCCESS) fft_segment(p, dir, k, work);
             memcpy(dst, work, bytes);
         }
         cur = dst;

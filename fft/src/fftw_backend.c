@@ -46,8 +46,11 @@ unsigned nodeshm_fft_fftw_flags(void)
     }                                                                                           \
     static void nsf_##P##_destroy(void *plan) { P##_destroy_plan((P##_plan)plan); }                   \
     static int nsf_##P##_align(const void *p) { return P##_alignment_of((real_t *)(void *)p); }       \
+    static char *nsf_##P##_export(void) { return P##_export_wisdom_to_string(); }               \
+    static int nsf_##P##_import(const char *w) { return P##_import_wisdom_from_string(w); }   \
     static const nsf_fftw_t nsf_##P##_backend = {sizeof(complex_t), nsf_##P##_plan, nsf_##P##_exec,  \
-                                               nsf_##P##_destroy, nsf_##P##_align};
+                                               nsf_##P##_destroy, nsf_##P##_align,              \
+                                               nsf_##P##_export, nsf_##P##_import};
 
 NSF_FFTW_BACKEND(fftw, fftw_complex, double)
 NSF_FFTW_BACKEND(fftwf, fftwf_complex, float)
