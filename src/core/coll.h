@@ -1,6 +1,6 @@
-/* nodeshm core: collective algorithms over a team, node-aware (the algorithms are described at
- * the top of coll.c).  Byte- and callback-oriented, so that the OpenSHMEM face and a later MPI
- * face can share them.
+/* nodeshm core: collective algorithms over a team, node-aware (one family per file in
+ * core/coll/team/, each describing its algorithms; their mechanisms: core/coll/team/team_coll.h).
+ * Byte- and callback-oriented, so that the OpenSHMEM face and a later MPI face can share them.
  *
  * Every function is collective over the members of `t`, with the same arguments on all of them
  * (but `nbytes` of collect, which may differ).  dest and src are symmetric addresses.  On

@@ -1,7 +1,7 @@
 /* nodeshm core: node-aware barrier. */
 #include "core/node_barrier.h"
+#include "core/coll/flags.h"
 #include "core/runtime.h"
-#include "core/wait.h"
 
 #include <mpi.h>
 
@@ -14,11 +14,9 @@ static void dissemination_barrier(void)
     nodeshm_ctrl_t *mine = nodeshm_ctrl_of(me);
     for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         nodeshm_ctrl_t *partner = nodeshm_ctrl_of((me + dist) % n);
-        __atomic_store_n(&partner->dissemination[k].epoch, epoch, __ATOMIC_RELEASE);
-        nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+        nodeshm_flag_store(&partner->dissemination[k].epoch, epoch);
         /* >=: a fast partner may already be one barrier ahead */
-        while (__atomic_load_n(&mine->dissemination[k].epoch, __ATOMIC_ACQUIRE) < epoch)
-            nodeshm_wait_step(&w);
+        (void)nodeshm_flag_wait_ge(&mine->dissemination[k].epoch, epoch);
     }
 }
 
@@ -35,24 +33,22 @@ static int barrier(const char *call, int with_leaders)
     /* read the generation before arriving, or the release could be missed */
     uint64_t gen = __atomic_load_n(&c->barrier_generation, __ATOMIC_ACQUIRE);
     uint64_t arrived = __atomic_add_fetch(&c->barrier_arrived, 1, __ATOMIC_ACQ_REL);
-    nodeshm_waiter_t w = NODESHM_WAITER_INIT;
     if (!cross) {
         /* the last to arrive releases: nobody waits for one particular PE to be scheduled */
         if (arrived == (uint64_t)n) {
             __atomic_store_n(&c->barrier_arrived, 0, __ATOMIC_RELAXED);
-            __atomic_store_n(&c->barrier_generation, gen + 1, __ATOMIC_RELEASE);
+            nodeshm_flag_store(&c->barrier_generation, gen + 1);
             return NODESHM_OK;
         }
     } else if (leader) {
-        while (__atomic_load_n(&c->barrier_arrived, __ATOMIC_ACQUIRE) != (uint64_t)n)
-            nodeshm_wait_step(&w);
+        (void)nodeshm_flag_wait_ge(&c->barrier_arrived, (uint64_t)n); /* counts up to n, then 0 */
         __atomic_store_n(&c->barrier_arrived, 0, __ATOMIC_RELAXED);
         int err = MPI_Barrier(nodeshm_rt.topo.leaders);
-        __atomic_store_n(&c->barrier_generation, gen + 1, __ATOMIC_RELEASE);
+        nodeshm_flag_store(&c->barrier_generation, gen + 1);
         if (err != MPI_SUCCESS) return nodeshm_report(NODESHM_ERR_MPI, call, "MPI_Barrier failed");
         return NODESHM_OK;
     }
-    while (__atomic_load_n(&c->barrier_generation, __ATOMIC_ACQUIRE) == gen) nodeshm_wait_step(&w);
+    (void)nodeshm_flag_wait_ge(&c->barrier_generation, gen + 1); /* generations only grow */
     return NODESHM_OK;
 }
 

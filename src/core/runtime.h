@@ -27,9 +27,9 @@ enum { NODESHM_SEG_HEAP = 0, NODESHM_SEG_DATA = 1, NODESHM_NSEGS = 2 };
  * SHMEM_TEAM_SHARED. */
 #define NODESHM_TEAM_SLOTS 64
 #define NODESHM_TEAM_SCRATCH_LINES 32  /* cache lines reserved for the team's collectives */
-#define NODESHM_COLL_STAGE_BYTES ((size_t)64 * 1024) /* largest eager contribution (core/coll.c) */
+#define NODESHM_COLL_STAGE_BYTES ((size_t)64 * 1024) /* largest eager contribution (core/coll/team/turns.c) */
 #define NODESHM_COLL_STAGE_DEPTH 4 /* staging buffers per team slot: collectives use them by turns */
-/* small contributions' ring per team slot (core/coll.c): entries of a header line (epoch) whose
+/* small contributions' ring per team slot (core/coll/team/small.c): entries of a header line (epoch) whose
  * payload starts in that line; deep, so that a root may run far ahead of descheduled readers */
 #define NODESHM_COLL_SMALL_DEPTH 64
 #define NODESHM_COLL_SMALL_ENTRY 576
@@ -44,11 +44,11 @@ typedef struct nodeshm_ctrl {
     /* dissemination barrier: slot k is written only by the PE 2^k below me */
     struct { alignas(64) uint64_t epoch; } dissemination[NODESHM_MAX_ROUNDS];
     alignas(4096) nodeshm_team_slot_t team[NODESHM_TEAM_SLOTS];
-    /* collectives' eager staging (core/coll.c): per team slot, buffers used by turns (the
+    /* collectives' eager staging (core/coll/team/turns.c): per team slot, buffers used by turns (the
      * collective's number modulo the depth), written only by this PE, read by the team's node
      * peers */
     alignas(4096) unsigned char stage[NODESHM_TEAM_SLOTS][NODESHM_COLL_STAGE_DEPTH][NODESHM_COLL_STAGE_BYTES];
-    /* small contributions (core/coll.c): per team slot, a ring of entries written only by this
+    /* small contributions (core/coll/team/small.c): per team slot, a ring of entries written only by this
      * PE, read by the team's node peers */
     alignas(4096) unsigned char small[NODESHM_TEAM_SLOTS][NODESHM_COLL_SMALL_DEPTH][NODESHM_COLL_SMALL_ENTRY];
 } nodeshm_ctrl_t;

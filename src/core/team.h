@@ -13,7 +13,7 @@
  * involved.  SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED are built locally from the topology, on
  * first use.
  *
- * team_sync on one node is the collectives' node sync over the slot's flags (core/coll.c):
+ * team_sync on one node is the collectives' node sync over the slot's flags (core/coll/team/sync.c):
  * lines written by one member only, holding an epoch (the team's sync count) that only grows.
  * Across nodes it is a node sync, an MPI_Barrier of the team's node leaders and a node sync.
  * A slot that is reused by a later team starts from the largest epoch any of its members saw in
@@ -43,7 +43,7 @@ typedef struct nodeshm_team {
     int owns_comm;         /* predefined teams borrow the topology's communicators */
     int slot;              /* index of the team's slot in every member's control block */
     uint64_t epoch;        /* syncs done so far (plus the slot's starting epoch) */
-    uint64_t coll_seq;     /* collectives done so far: picks the staging buffer (coll.c) */
+    uint64_t coll_seq;     /* collectives done so far: picks the staging buffer (core/coll/team/turns.c) */
     uint64_t staged[NODESHM_COLL_STAGE_DEPTH]; /* epoch of my latest publication in each */
     nodeshm_team_config_t config;
     /* node structure, for node-aware collectives */

@@ -11,7 +11,7 @@ from .rows import groups, pivot
 from .runners import Run, find_exe, run_program
 from .text import fmt_bytes, note
 
-# NODESHM_COLL_EAGER_MAX (src/core/coll.c): `report` runs the OpenSHMEM broadcast, collect and
+# NODESHM_COLL_EAGER_MAX (src/core/coll/team/turns.c): `report` runs the OpenSHMEM broadcast, collect and
 # alltoall with every contribution staged (eager, EAGER_ALL) and with none (rendezvous, 0) over
 # EAGER_SIZES and keeps the largest size up to which eager is at least as fast (>= KEEP_RATIO)
 EAGER_OPS = ("bcast", "collect", "alltoall")

@@ -6,7 +6,13 @@
  * (arrive: my data of operation <seq> is in place; reduced: my part of the node reduction is
  * done; done: I have finished reading the shared buffers of <seq>), and one more line, written by
  * the node leader (member 0) only, releases the others after a fan-in.  Waits use the one wait
- * policy of core/wait.h. */
+ * policy of core/wait.h.
+ *
+ * Two layouts use these lines: the interposer's area keeps a node's lines side by side
+ * (nodeshm_flags_t, below); the OpenSHMEM face keeps each member's lines in its own control
+ * block, which every node peer maps already (core/coll/team/team_coll.h reaches them), so a
+ * team needs no file of its own.  A line may carry words published with its arrive flag
+ * (written before it; read after waiting for it). */
 #ifndef NODESHM_COLL_FLAGS_H
 #define NODESHM_COLL_FLAGS_H
 
@@ -20,8 +26,9 @@
 
 typedef struct nodeshm_flag_line {
     uint64_t arrive, reduced, done;
-    char pad[NODESHM_FLAG_LINE - 3 * sizeof(uint64_t)];
+    uint64_t word[(NODESHM_FLAG_LINE - 3 * sizeof(uint64_t)) / sizeof(uint64_t)]; /* published with arrive */
 } nodeshm_flag_line_t;
+_Static_assert(sizeof(nodeshm_flag_line_t) == NODESHM_FLAG_LINE, "one line");
 
 /* The flags of one node's members: lines[0..n-1] one per member, lines[n] the leader's release. */
 typedef struct nodeshm_flags {

@@ -1,0 +1,147 @@
+/* nodeshm core, OpenSHMEM team collectives: broadcast (coll.h).
+ *
+ * One node: the root publishes (small ring, staged, or its source); the others copy and say
+ * done.  Several nodes: up to NODESHM_COLL_NODES_BCAST_MAX, fan.c (the leaders' MPI_Bcast from
+ * the root's source, each leader fills its node's dests, releases them).  Larger: node members of
+ * the root's node copy straight from the root's source; the root's node leader MPI_Bcasts from
+ * the root's source (a local pointer) to the other leaders' dest; after a node sync their node
+ * peers copy from their leader's dest (pipelined by chunks from 512 KiB). */
+#include "core/coll/team/team_coll.h"
+
+/* One node, nbytes <= coll_small_max(); node member k is team member k. */
+static void bcast_small(nodeshm_team_t *t, coll_turn_t x, void *dest, const void *src, size_t nbytes,
+                        int root, int root_dest)
+{
+    if (t->my_pe == root) {
+        memcpy(coll_small_claim(t, x), src, nbytes);
+        coll_small_publish(t, x);
+        if (root_dest && dest != src) memcpy(dest, src, nbytes);
+        return;
+    }
+    memcpy(dest, coll_small_await(t, x, root), nbytes);
+    coll_small_done(t, x);
+}
+
+static int bcast_bytes(const char *call, void *buf, size_t n, int root, MPI_Comm comm)
+{
+    const size_t chunk = (size_t)1 << 30;
+    for (size_t off = 0; off < n; off += chunk) {
+        size_t len = n - off < chunk ? n - off : chunk;
+        if (MPI_Bcast((char *)buf + off, (int)len, MPI_BYTE, root, comm) != MPI_SUCCESS)
+            return nodeshm_coll_mpi_failed(call, "MPI_Bcast between node leaders");
+    }
+    return NODESHM_OK;
+}
+
+/* A broadcast has one reader per peer of one source: when every PE has a core, the readers
+ * copying straight from the root's source beats the root's extra copy into staging from 2 KiB
+ * (nodeshm-bench-coll, 2 PEs on 2 cores, load ~14: 2-4 KiB MPICH 1.2-1.4x eager vs 2.0-2.5x
+ * rendezvous, Open MPI 2.5-3.6x vs 3.9-5.6x); when PEs outnumber cores the root's wait for every
+ * reader costs context switches, and eager stays better up to 16 KiB (4 PEs on 2 cores, ratio to
+ * MPI_Bcast with the switch at 4 / 16 / 64 KiB, 2 runs: MPICH 8 KiB 1.8x / 6.8-7.7x / 2.6-4.9x,
+ * 16 KiB 2.1-2.3x / 4.4-5.4x / 1.9-4.2x; Open MPI 8 KiB 2.1-2.2x / 6.0x / 4.7-6.1x, 16 KiB 2.2x /
+ * 4.8-4.9x / 3.9-4.0x).  NODESHM_COLL_EAGER_MAX, when given, holds.  The root decides; readers
+ * follow ready[b]. */
+#define BCAST_EAGER_CORES ((size_t)1024)
+static size_t bcast_eager_max(void) { return coll_owner_waits_eager_max(BCAST_EAGER_CORES); }
+
+/* One node: the root publishes (staged copy, or its source); the others copy it and say done.
+ * On a one-node team node member k is team member k. */
+static void bcast_node(nodeshm_team_t *t, coll_turn_t x, void *dest, const void *src, size_t nbytes,
+                       int root, int root_dest)
+{
+    if (t->my_pe == root) {
+        int eager = nbytes <= bcast_eager_max();
+        if (eager) memcpy(coll_stage_claim(t, x), src, nbytes);
+        coll_publish(t, x, nbytes, eager ? FROM_STAGE : FROM_SOURCE, 0);
+        if (root_dest && dest != src) memcpy(dest, src, nbytes);
+        if (!eager) coll_await_done(t, x);
+        return;
+    }
+    const nodeshm_flag_line_t *r = coll_await_ready(t, x, root);
+    memcpy(dest, coll_data_of(t, x, r, root, src), nbytes);
+    coll_mark_done(t, x);
+}
+
+/* Several nodes, large messages: pipelined.  The leaders' MPI broadcast goes in chunks, and a
+ * leader announces each chunk as it lands (LINE_PIPE, written only by the node's leader, node
+ * member 0: pipe_mark(epoch, chunks landed), so it only grows), so its node copies chunk k while
+ * chunk k+1 crosses between nodes instead of waiting for the whole message.  That needs cores
+ * to spare and a network: on 2 cores (4 PEs in pseudo-nodes of 2, nodeshm-bench-coll, 5 runs)
+ * nothing was measurable (median ratio to MPI_Bcast 1.14x -> 1.21x at 512 KiB, 1.14x -> 1.09x
+ * at 1 MiB; runs spread +-25%). */
+#define BCAST_PIPE_MIN ((size_t)512 * 1024)
+#define BCAST_PIPE_CHUNK ((size_t)128 * 1024)
+static inline uint64_t pipe_mark(uint64_t e, uint64_t chunks) { return (e + 2) << 24 | chunks; }
+static inline size_t chunk_len(size_t nbytes, size_t off)
+{
+    return nbytes - off < BCAST_PIPE_CHUNK ? nbytes - off : BCAST_PIPE_CHUNK;
+}
+
+/* A leader: buf (nbytes) from the root node's leader to every leader, in chunks when pipelined
+ * (announced to my node's members after each one). */
+static int bcast_leaders(const char *call, const nodeshm_team_t *t, uint64_t e, void *buf,
+                         size_t nbytes, int root_node, MPI_Comm leaders, int pipelined)
+{
+    if (!pipelined) return bcast_bytes(call, buf, nbytes, root_node, leaders);
+    int rc = NODESHM_OK;
+    uint64_t *progress = &coll_my_line(t, LINE_PIPE)->arrive;
+    for (size_t off = 0, k = 1; off < nbytes; off += BCAST_PIPE_CHUNK, k++) {
+        if (rc == NODESHM_OK) rc = bcast_bytes(call, (char *)buf + off, chunk_len(nbytes, off), root_node, leaders);
+        /* even after an error (reported; the job ends): members must not wait forever */
+        nodeshm_flag_store(progress, pipe_mark(e, k));
+    }
+    return rc;
+}
+
+int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, const void *src,
+                           size_t nbytes, int root, int root_dest)
+{
+    if (root < 0 || root >= t->n_pes)
+        return nodeshm_report(NODESHM_ERR_ARG, call, "invalid PE_root %d (the team has PEs 0 to %d)",
+                              root, t->n_pes - 1);
+    int rc = coll_check_sym(call, "dest", dest, nbytes);
+    if (!rc) rc = coll_check_sym(call, "source", src, nbytes);
+    if (rc) return rc;
+    MPI_Comm leaders = MPI_COMM_NULL;
+    if (t->n_nodes > 1 && (rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;
+    uint64_t e = coll_begin(t);
+    coll_turn_t x = coll_turn_begin(t, e);
+    if (nbytes == 0 || t->n_pes == 1) {
+        if (nbytes && dest != src && root_dest) memmove(dest, src, nbytes);
+        return NODESHM_OK;
+    }
+    if (t->n_nodes == 1) {
+        if (nbytes <= coll_small_max()) bcast_small(t, x, dest, src, nbytes, root, root_dest);
+        else bcast_node(t, x, dest, src, nbytes, root, root_dest);
+        return NODESHM_OK;
+    }
+    if (nbytes <= NODESHM_COLL_NODES_BCAST_MAX) /* leaders only: fan.c */
+        return nodeshm_coll_nodes_bcast(call, t, leaders, e, dest, src, nbytes, root, root_dest);
+    int root_node = t->node_of[root];
+    int leader = t->node_leader[t->my_node] == t->my_pe;
+    int pipelined = nbytes >= BCAST_PIPE_MIN;
+    coll_node_sync(t, e + 1);
+    if (t->my_node == root_node) {
+        int root_local = 0;
+        while (t->node_members[root_local] != root) root_local++;
+        const char *rsrc = coll_at_member(t, src, root_local);
+        if ((char *)dest != rsrc && (root_dest || t->my_pe != root)) memcpy(dest, rsrc, nbytes);
+        if (leader) rc = bcast_leaders(call, t, e, (void *)rsrc, nbytes, root_node, leaders, pipelined);
+    } else if (leader) {
+        rc = bcast_leaders(call, t, e, dest, nbytes, root_node, leaders, pipelined);
+        if (!pipelined) coll_node_sync(t, e + 2);
+    } else if (pipelined) {
+        const char *from = coll_at_member(t, dest, 0);
+        const uint64_t *progress = &coll_line(t, 0, LINE_PIPE)->arrive;
+        for (size_t off = 0, k = 1; off < nbytes; off += BCAST_PIPE_CHUNK, k++) {
+            (void)nodeshm_flag_wait_ge(progress, pipe_mark(e, k));
+            memcpy((char *)dest + off, from + off, chunk_len(nbytes, off));
+        }
+    } else {
+        coll_node_sync(t, e + 2);
+        memcpy(dest, coll_at_member(t, dest, 0), nbytes);
+    }
+    coll_node_sync(t, e + 3);
+    return rc;
+}

@@ -1,0 +1,164 @@
+/* nodeshm core, OpenSHMEM team collectives: collect and fcollect (coll.h).
+ *
+ * One node: every member publishes its size and piece (staged, or its source when large); each
+ * pulls all pieces in team order.  Several nodes, contiguous in team order: fan.c (peers arrive,
+ * the leader gathers its node's pieces into its dest, MPI_Allgatherv in place with the other
+ * leaders, fills its peers' dests, releases them).  Otherwise: sizes MPI_Allgather'ed; every PE
+ * pulls its node peers' pieces into its own dest; leaders pack their node's pieces and
+ * MPI_Allgatherv the node blocks, unpack, node sync, peers copy the other nodes' pieces from their
+ * leader's dest. */
+#include "core/coll/team/team_coll.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+/* One node: every member publishes its size and piece (staged, or its source when large), then
+ * pulls every piece into its own dest; a member whose piece was read from its source waits for
+ * the others' done before returning. */
+static int collect_node(const char *call, nodeshm_team_t *t, coll_turn_t x, void *dest, const void *src,
+                        size_t nbytes)
+{
+    int n = t->node_n_pes, me = t->node_my_pe;
+    int eager = nbytes <= coll_copy_eager_max();
+    if (eager && n > 1 && nbytes) memcpy(coll_stage_claim(t, x), src, nbytes);
+    coll_publish(t, x, nbytes, eager ? FROM_STAGE : FROM_SOURCE, coll_source_token(src));
+    size_t total = 0;
+    for (int k = 0; k < n; k++)
+        total += k == me ? nbytes : coll_await_ready(t, x, k)->word[TURN_SIZE];
+    int rc = coll_check_sym(call, "dest", dest, total);
+    size_t off = 0;
+    for (int k = 0; !rc && k < n; k++) {
+        const nodeshm_flag_line_t *r = coll_line(t, k, LINE_TURN + x.b);
+        size_t len = k == me ? nbytes : r->word[TURN_SIZE];
+        if (len && k == me) {
+            memcpy((char *)dest + off, src, len);
+        } else if (len) {
+            int staged = r->word[TURN_FROM] == FROM_STAGE;
+            memcpy((char *)dest + off,
+                   staged ? coll_stage_of(t, k, x.b)
+                          : coll_token_at_member(t, r->word[TURN_TOKEN], k),
+                   len);
+        }
+        off += len;
+    }
+    coll_mark_done(t, x);
+    if (!eager) coll_await_done(t, x);
+    return rc;
+}
+
+int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const void *src,
+                         size_t nbytes, int fixed)
+{
+    int n = t->n_pes, rc = coll_check_sym(call, "source", src, nbytes);
+    if (rc) return rc;
+    if (t->n_nodes == 1) return collect_node(call, t, coll_turn_begin(t, coll_begin(t)), dest, src, nbytes);
+    MPI_Comm leaders = MPI_COMM_NULL;
+    if ((rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;
+    if (coll_nodes_in_blocks(t)) { /* leaders only: fan.c */
+        uint64_t e = coll_begin(t);
+        (void)coll_turn_begin(t, e);
+        return nodeshm_coll_nodes_collect(call, t, leaders, e, dest, src, nbytes, fixed);
+    }
+    size_t *off = malloc(sizeof(size_t) * ((size_t)n + 1));
+    if (!off) return nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory for %d PEs", n);
+    uint64_t e = coll_begin(t);
+    (void)coll_turn_begin(t, e);
+    /* sizes of all members -> off[i] (exclusive scan), off[n] = total; collect: with where
+     * each member's source is (source_token), as a member with nothing to send may pass null */
+    uint64_t *sizes = NULL;
+    if (fixed) {
+        for (int i = 0; i <= n; i++) off[i] = (size_t)i * nbytes;
+    } else {
+        uint64_t mine[2] = {nbytes, coll_source_token(src)};
+        sizes = malloc(sizeof(uint64_t) * 2 * (size_t)n);
+        if (!sizes) {
+            free(off);
+            return nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory for %d PEs", n);
+        }
+        if (MPI_Allgather(mine, 2, MPI_UINT64_T, sizes, 2, MPI_UINT64_T, t->comm) != MPI_SUCCESS) {
+            free(off);
+            free(sizes);
+            return nodeshm_coll_mpi_failed(call, "MPI_Allgather of the sizes");
+        }
+    }
+    coll_node_sync(t, e + 1);
+    if (!fixed) {
+        size_t sum = 0;
+        for (int i = 0; i < n; i++) {
+            off[i] = sum;
+            sum += sizes[2 * i];
+        }
+        off[n] = sum;
+    }
+    rc = coll_check_sym(call, "dest", dest, off[n]);
+    char *d = dest;
+    /* my node's pieces, pulled from the members' sources */
+    for (int k = 0; !rc && k < t->node_n_pes; k++) {
+        int i = t->node_members[k];
+        if (off[i + 1] > off[i])
+            memcpy(d + off[i], fixed ? coll_at_member(t, src, k) : coll_token_at_member(t, sizes[2 * i + 1], k),
+                   off[i + 1] - off[i]);
+    }
+    int leader = t->node_my_pe == 0;
+    int failed = rc != 0;
+    if (t->n_nodes > 1) {
+        if (leader && !rc) {
+            /* node blocks: each node's pieces in team order, packed */
+            int nn = t->n_nodes;
+            int *counts = calloc((size_t)nn, sizeof(int)), *displs = calloc((size_t)nn, sizeof(int));
+            size_t *tot = calloc((size_t)nn, sizeof(size_t));
+            char *pack = NULL, *recv = NULL;
+            if (!counts || !displs || !tot) rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory");
+            for (int i = 0; !rc && i < n; i++) tot[t->node_of[i]] += off[i + 1] - off[i];
+            if (!rc && off[n] > INT_MAX) rc = nodeshm_coll_too_big(call, off[n]);
+            for (int j = 0, acc = 0; !rc && j < nn; j++) {
+                counts[j] = (int)tot[j];
+                displs[j] = acc;
+                acc += counts[j];
+            }
+            if (!rc) {
+                pack = malloc(tot[t->my_node] ? tot[t->my_node] : 1);
+                recv = malloc(off[n] ? off[n] : 1);
+                if (!pack || !recv) rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory");
+            }
+            if (!rc) {
+                size_t p = 0;
+                for (int i = 0; i < n; i++)
+                    if (t->node_of[i] == t->my_node) {
+                        if (off[i + 1] > off[i]) memcpy(pack + p, d + off[i], off[i + 1] - off[i]);
+                        p += off[i + 1] - off[i];
+                    }
+                if (MPI_Allgatherv(pack, counts[t->my_node], MPI_BYTE, recv, counts, displs,
+                                   MPI_BYTE, leaders) != MPI_SUCCESS)
+                    rc = nodeshm_coll_mpi_failed(call, "MPI_Allgatherv between node leaders");
+            }
+            if (!rc) {
+                size_t *pos = calloc((size_t)nn, sizeof(size_t));
+                if (!pos) rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory");
+                for (int i = 0; !rc && i < n; i++) {
+                    int j = t->node_of[i];
+                    size_t len = off[i + 1] - off[i];
+                    if (j != t->my_node && len) memcpy(d + off[i], recv + displs[j] + pos[j], len);
+                    pos[j] += len;
+                }
+                free(pos);
+            }
+            free(counts);
+            free(displs);
+            free(tot);
+            free(pack);
+            free(recv);
+        }
+        coll_node_sync(t, e + 2);
+        if (!leader && !failed) {
+            const char *ld = coll_at_member(t, dest, 0);
+            for (int i = 0; i < n; i++)
+                if (t->node_of[i] != t->my_node && off[i + 1] > off[i])
+                    memcpy(d + off[i], ld + off[i], off[i + 1] - off[i]);
+        }
+    }
+    coll_node_sync(t, e + 3);
+    free(off);
+    free(sizes);
+    return rc;
+}

@@ -1,0 +1,251 @@
+/* nodeshm core, OpenSHMEM team collectives: what their files share (internal; the API is
+ * core/coll.h).
+ *
+ * The algorithms live one family per file (sync.c, bcast.c, reduce.c, scan.c, collect.c,
+ * alltoall.c); the mechanisms they run on are here and in turns.c (staging by turns), small.c
+ * (a ring of small contributions per member), leaders.c (the node leaders' communicator and MPI
+ * ops) and fan.c (between nodes: the leaders' fan-in / fan-out).  They sit below core/coll/, not
+ * in it, because they need the OpenSHMEM runtime (symmetric segments), which libnodeshm_mpi,
+ * built from the .c files of core/coll/ itself, does not have.
+ *
+ * Within a node every PE maps every node peer's symmetric memory, so node members read each
+ * other's buffers directly (coll_at_member).  Synchronization uses core/coll/flags.h's lines
+ * (sequence numbers, one writer per cache line, release/acquire, core/wait.h's policy), kept in
+ * the team's slot of each member's control block (runtime.h: team[slot].scratch): every node
+ * peer maps that already, so a team needs no node-shared file of its own.  The values are epochs
+ * from the team's counter (team.h: it only grows, also across slot reuse), so no stale line can
+ * release a wait early.  Between nodes the team's node leaders (first member of each node in team
+ * order) use MPI collectives on a leaders communicator (leaders.c). */
+#ifndef NODESHM_COLL_TEAM_COLL_H
+#define NODESHM_COLL_TEAM_COLL_H
+
+#include "core/coll.h"
+#include "core/coll/flags.h"
+#include "core/runtime.h"
+#include "core/status.h"
+#include "core/team.h"
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- the team slot's flag lines ------------------------------------------------------------------ */
+enum {
+    LINE_SYNC = 0,          /* 16 lines: node sync round k, written by the node member 2^k below */
+    LINE_TURN = 16,         /* NODESHM_COLL_STAGE_DEPTH lines: staging turn b (turns.c) */
+    LINE_FAN = LINE_TURN + NODESHM_COLL_STAGE_DEPTH, /* fan-in between nodes (fan.c) */
+    LINE_FAN_RELEASE,       /* the node leader's release after a fan-in (fan.c) */
+    LINE_COUNT,             /* counting node sync: arrivals (word 0 of the leader's) */
+    LINE_COUNT_RELEASE,     /* counting node sync: the last arrival's release (the leader's) */
+    LINE_SMALL,             /* small ring: done, and the lowest peers' done seen (small.c) */
+    LINE_PIPE,              /* pipelined broadcast: chunks landed at the node leader (bcast.c) */
+    LINES_USED
+};
+#define NODE_SYNC_LINES 16
+_Static_assert(NODE_SYNC_LINES <= LINE_TURN, "node of up to 2^16 PEs");
+_Static_assert(LINES_USED <= NODESHM_TEAM_SCRATCH_LINES, "scratch lines");
+_Static_assert(sizeof(nodeshm_flag_line_t) == sizeof(((nodeshm_team_slot_t *)0)->scratch[0]), "a line");
+
+/* Line l of the team's slot in node member k's control block. */
+static inline nodeshm_flag_line_t *coll_line(const nodeshm_team_t *t, int node_member, int l)
+{
+    return (nodeshm_flag_line_t *)(void *)&nodeshm_ctrl_of(t->node_local[node_member])
+        ->team[t->slot].scratch[l];
+}
+static inline nodeshm_flag_line_t *coll_my_line(const nodeshm_team_t *t, int l)
+{
+    return coll_line(t, t->node_my_pe, l);
+}
+/* Waits until field (NODESHM_FLAG_*) of line l of every node peer but me is >= v; returns the
+ * lowest value seen (UINT64_MAX with no peer). */
+uint64_t coll_peers_wait(const nodeshm_team_t *t, int l, size_t field, uint64_t v);
+
+/* ---- epochs and node syncs (sync.c) ---------------------------------------------------------------- */
+#define EPOCHS_PER_COLL 4 /* node syncs a collective may do */
+/* Reserves a collective's epochs: base + 1 .. base + EPOCHS_PER_COLL; returns base. */
+static inline uint64_t coll_begin(nodeshm_team_t *t)
+{
+    uint64_t base = t->epoch;
+    t->epoch += EPOCHS_PER_COLL;
+    return base;
+}
+/* Every node member of t has reached epoch (a dissemination barrier over LINE_SYNC, or an
+ * arrival count when PEs outnumber cores). */
+void coll_node_sync(const nodeshm_team_t *t, uint64_t epoch);
+
+/* ---- staging by turns (turns.c) ------------------------------------------------------------------- */
+/* A collective's turn: its epoch and b, its number on the team modulo the staging depth, which
+ * picks its staging buffer and flag line; seq picks small contributions' ring entry. */
+typedef struct coll_turn {
+    uint64_t e;
+    int b;
+    uint64_t seq;
+} coll_turn_t;
+enum { FROM_STAGE = 1, FROM_SOURCE = 2 }; /* where a publication's data is */
+/* Words of a turn line published with its arrive flag (the ready epoch). */
+enum { TURN_SIZE = 0, TURN_FROM = 1, TURN_TOKEN = 2 };
+#define EAGER_MAX NODESHM_COLL_STAGE_BYTES /* largest staged contribution */
+
+coll_turn_t coll_turn_begin(nodeshm_team_t *t, uint64_t base);
+static inline char *coll_stage_of(const nodeshm_team_t *t, int node_member, int b)
+{
+    return (char *)nodeshm_ctrl_of(t->node_local[node_member])->stage[t->slot][b];
+}
+/* Waits until my node peers read my previous publication of turn b; returns my staging buffer. */
+char *coll_stage_claim(nodeshm_team_t *t, coll_turn_t x);
+/* Publishes my contribution of this turn: its size, where it is (FROM_*) and, for readers whose
+ * own source is null (collect), where my source is (coll_source_token; 0 where unused). */
+void coll_publish(nodeshm_team_t *t, coll_turn_t x, uint64_t size, uint64_t from, uint64_t token);
+/* Waits for node member k's publication of this turn; returns its line (words TURN_*). */
+const nodeshm_flag_line_t *coll_await_ready(const nodeshm_team_t *t, coll_turn_t x, int k);
+/* My reads of this turn's publications are over. */
+static inline void coll_mark_done(const nodeshm_team_t *t, coll_turn_t x)
+{
+    nodeshm_flag_store(&coll_my_line(t, LINE_TURN + x.b)->done, x.e);
+}
+/* A rendezvous owner: waits until every node peer has finished reading this turn's data. */
+static inline void coll_await_done(const nodeshm_team_t *t, coll_turn_t x)
+{
+    (void)coll_peers_wait(t, LINE_TURN + x.b, NODESHM_FLAG_DONE, x.e);
+}
+/* Where node member k's data of this turn is: its staging, or its copy of src. */
+const char *coll_data_of(const nodeshm_team_t *t, coll_turn_t x, const nodeshm_flag_line_t *ready,
+                         int k, const void *src);
+/* Eager (staged) switches: collect's; broadcast's and alltoall's, whose data owner waits for its
+ * readers above it (turns.c says how they were measured). */
+size_t coll_copy_eager_max(void);
+size_t coll_owner_waits_eager_max(size_t with_cores);
+#define COPY_EAGER_DEFAULT ((size_t)4096)
+
+/* ---- small contributions (small.c) ---------------------------------------------------------------- */
+size_t coll_small_max(void);
+char *coll_small_claim(const nodeshm_team_t *t, coll_turn_t x);
+void coll_small_publish(const nodeshm_team_t *t, coll_turn_t x);
+const char *coll_small_await(const nodeshm_team_t *t, coll_turn_t x, int k);
+static inline void coll_small_done(const nodeshm_team_t *t, coll_turn_t x)
+{
+    nodeshm_flag_store(&coll_my_line(t, LINE_SMALL)->done, x.e);
+}
+void coll_small_retire(nodeshm_team_t *t);
+
+/* ---- node leaders and MPI (leaders.c) ------------------------------------------------------------- */
+/* The team's node leaders (rank = node number), made on first need (collective over the team
+ * then); MPI_COMM_NULL on members that are not leaders. */
+int nodeshm_coll_leaders(const char *call, const nodeshm_team_t *t, MPI_Comm *out);
+int nodeshm_coll_mpi_failed(const char *call, const char *what);
+int nodeshm_coll_too_big(const char *call, size_t bytes);
+/* op, or for MPI_OP_NULL an MPI user op applying fn (the caller's kernel: MPI libraries may
+ * saturate 8- and 16-bit sums); fn is this thread's until the next call. */
+int coll_mpi_op(const char *call, MPI_Op *op, nodeshm_reduce_fn fn);
+/* MPI_Allreduce(MPI_IN_PLACE) of buf on comm, in pieces an int count holds. */
+int nodeshm_coll_allreduce_inplace(const char *call, void *buf, size_t count, size_t elem,
+                                   MPI_Datatype dtype, MPI_Op op, nodeshm_reduce_fn fn, MPI_Comm comm);
+
+/* ---- between nodes through the leaders' fan-in / fan-out (fan.c) ---------------------------------- */
+/* Several nodes, each a contiguous run of the team (coll_nodes_in_blocks): collect / fcollect,
+ * with the epochs of a collective (coll_begin's base e) and the team's leaders communicator. */
+int nodeshm_coll_nodes_collect(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e,
+                               void *dest, const void *src, size_t nbytes, int fixed);
+/* alltoall(s) of at most NODESHM_COLL_NODES_A2A_MAX bytes of blocks per PE. */
+#define NODESHM_COLL_NODES_A2A_MAX ((size_t)64 << 10)
+int nodeshm_coll_nodes_alltoall(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e,
+                                void *dest, const void *src, size_t dst, size_t sst,
+                                size_t nelems, size_t elem);
+/* team_sync: the members arrive, the leaders' MPI_Barrier, the leader releases them. */
+int nodeshm_coll_nodes_sync(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e);
+/* Broadcasts of at most NODESHM_COLL_NODES_BCAST_MAX bytes. */
+#define NODESHM_COLL_NODES_BCAST_MAX ((size_t)64 << 10)
+int nodeshm_coll_nodes_bcast(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e,
+                             void *dest, const void *src, size_t nbytes, int root, int root_dest);
+/* Reductions of at most NODESHM_COLL_NODES_REDUCE_MAX bytes. */
+#define NODESHM_COLL_NODES_REDUCE_MAX ((size_t)16 << 10)
+int nodeshm_coll_nodes_reduce(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e,
+                              void *dest, const void *src, size_t count, size_t elem,
+                              nodeshm_reduce_fn fn, MPI_Datatype dtype, MPI_Op op);
+
+/* ---- shared by reduce.c and scan.c ----------------------------------------------------------------- */
+/* One node, staged: dest = contributions first..last reduced in member order (zeros when
+ * last < first); total, if not NULL, all of the node's (reduce.c). */
+void coll_reduce_node(nodeshm_team_t *t, coll_turn_t x, void *dest, const void *src, size_t count,
+                      size_t elem, nodeshm_reduce_fn fn, int first, int last, void *total);
+/* count * elem fits, both arrays symmetric, the same array or disjoint (reduce.c). */
+int coll_check_reduce_args(const char *call, const char *count_name, void *dest, const void *src,
+                           size_t count, size_t elem);
+
+/* ---- addresses --------------------------------------------------------------------------------------- */
+/* Local pointer to symmetric `addr` on node member `node_member`.  The caller checked `addr` on
+ * itself already, so this cannot fail. */
+static inline char *coll_at_member(const nodeshm_team_t *t, const void *addr, int node_member)
+{
+    uintptr_t a = (uintptr_t)addr;
+    for (int s = 0; s < NODESHM_NSEGS; s++) {
+        uintptr_t off = a - (uintptr_t)nodeshm_rt.seg[s].base;
+        if (off < nodeshm_rt.seg[s].size)
+            return nodeshm_rt.seg[s].peer_base[t->node_local[node_member]] + off;
+    }
+    return NULL;
+}
+
+/* Checks that [addr, addr+len) is symmetric (reports otherwise).  A null pointer with nothing
+ * to move is fine (OpenSHMEM 1.6: "len is 0, pointer is null: supported"); such a call is still
+ * a collective, counted and matched like any other, and nothing dereferences the pointer. */
+static inline int coll_check_sym(const char *call, const char *what, const void *addr, size_t len)
+{
+    if (len == 0 && addr == NULL) return NODESHM_OK;
+    nodeshm_target_t tg;
+    return nodeshm_resolve(call, what, addr, len ? len : 1, nodeshm_rt.my_pe, &tg);
+}
+
+/* collect's members with nothing to send may pass a null source, so a reader cannot take a
+ * peer's source from its own: each member passes on its source as a token (segment, offset),
+ * the same symmetric address on every PE; NO_SOURCE for none. */
+#define NO_SOURCE UINT64_MAX
+static inline uint64_t coll_source_token(const void *addr)
+{
+    for (int s = 0; addr && s < NODESHM_NSEGS; s++) {
+        uintptr_t off = (uintptr_t)addr - (uintptr_t)nodeshm_rt.seg[s].base;
+        if (off < nodeshm_rt.seg[s].size) return (uint64_t)s << 56 | off;
+    }
+    return NO_SOURCE;
+}
+
+/* Local pointer to node member k's copy of the source behind `token` (not NO_SOURCE). */
+static inline const char *coll_token_at_member(const nodeshm_team_t *t, uint64_t token, int node_member)
+{
+    int s = (int)(token >> 56);
+    return nodeshm_rt.seg[s].peer_base[t->node_local[node_member]] + (token & ((1ull << 56) - 1));
+}
+
+/* Whether each node's members are contiguous in team order (node numbers never decrease, as
+ * they are given in order of first appearance): then a node's members form one run of the team. */
+static inline int coll_nodes_in_blocks(const nodeshm_team_t *t)
+{
+    for (int i = 1; i < t->n_pes; i++)
+        if (t->node_of[i] < t->node_of[i - 1]) return 0;
+    return 1;
+}
+
+/* d[k * dst] = s[k * sst] for nelems elements of elem bytes (strides in elements). */
+static inline void coll_copy_block(char *d, size_t dst, const char *s, size_t sst, size_t nelems,
+                                   size_t elem)
+{
+    if (dst == 1 && sst == 1) {
+        memcpy(d, s, nelems * elem);
+        return;
+    }
+    switch (elem) {
+#define STRIDED(T)                                                                                 \
+    for (size_t k = 0; k < nelems; k++) ((T *)d)[k * dst] = ((const T *)s)[k * sst];               \
+    return;
+    case 1: STRIDED(uint8_t)
+    case 2: STRIDED(uint16_t)
+    case 4: STRIDED(uint32_t)
+    case 8: STRIDED(uint64_t)
+#undef STRIDED
+    default:
+        for (size_t k = 0; k < nelems; k++) memcpy(d + k * dst * elem, s + k * sst * elem, elem);
+    }
+}
+
+#endif
