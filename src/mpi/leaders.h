@@ -16,7 +16,7 @@
 #ifndef NODESHM_MPI_LEADERS_H
 #define NODESHM_MPI_LEADERS_H
 
-#include "mpi/nsmpi_config.h" /* NSM_FLAVOR: the MPI library built against */
+#include "mpi/nsmpi.h" /* the state; NSM_FLAVOR: the MPI library built against */
 
 #include <mpi.h>
 #include <stddef.h>
@@ -63,6 +63,29 @@ static inline void nsm_leaders_reduce(void *buf, int count, MPI_Datatype type, M
     MPI_Request req;
     PMPI_Ireduce(send, recv, count, type, op, root, leaders, &req);
     PMPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+/* Up to this many nodes, bcast, gather and scatter move the data between the root and the
+ * other nodes' leaders point to point (on nsm_p2p, the state's tag): one message per other node,
+ * sent or received by the root itself, even when it does not lead its node (its leader then takes
+ * no part in the call).  Measured on 2 emulated hosts x 2 ranks (MPICH, widened windows, load
+ * 10-13 on 2 cores): through the leaders' collectives a root that does not lead its node lost
+ * 0.2-0.8x at every size (its leader waited for the root's flag before it sent, or released it
+ * after it received: one more handoff between processes, each up to a time slice when ranks
+ * outnumber cores), and a root that leads it lost 0.0-0.7x below 8-16 KiB; point to point the
+ * former won 1.1-2.7x (bcast) ... ; beyond it the library's trees among the leaders win. */
+#define NSM_ROOT_DIRECT_NODES 4
+
+/* Whether rank r of comm leads its node (node rank 0). */
+static inline int nsm_is_leader(const nsm_state_t *s, int r)
+{
+    return s->stage_index[r] == s->node_first[s->node_of[r]];
+}
+/* Whether this call's root sends to, or receives from, the other nodes' leaders itself: the
+ * same answer on every rank. */
+static inline int nsm_root_direct(const nsm_state_t *s)
+{
+    return s->n_nodes > 1 && s->n_nodes <= NSM_ROOT_DIRECT_NODES && s->p2p_tag >= 0;
 }
 
 #endif

@@ -87,31 +87,41 @@
 #define NSM_K(n) ((size_t)(n) * 1024)
 #define NSM_M(n) ((size_t)(n) * 1024 * 1024)
 #define NSM_OPS(X)                                                                                 \
-    X(BARRIER, barrier, NSM_PPN(0, 0, 0, 0), NSM_PPN(0, 0, 0, 0)) /* no size */                   \
+    X(BARRIER, barrier, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) /* no size */        \
     X(BCAST, bcast, /* message bytes */                                                            \
-      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(128)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(32))) \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)),                        \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)))                        \
     X(GATHER, gather, /* bytes per rank */                                                         \
-      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_M(1)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(256))) \
-    X(GATHERV, gatherv, /* bytes of one rank's block */                                            \
-      NSM_PPN(NSM_K(512), NSM_M(1), 0, NSM_K(32)), NSM_PPN(0, 0, 0, 0))                              \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(512), NSM_K(512), NSM_K(512)),                  \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)))                        \
+    X(GATHERV, gatherv, /* bytes of one rank's block; between nodes: the MPI library */            \
+      NSM_PPN(NSM_K(512), NSM_M(1), 0, NSM_K(32), NSM_K(32), NSM_K(32)), NSM_PPN(0, 0, 0, 0, 0, 0)) \
     X(SCATTER, scatter, /* bytes per rank */                                                       \
-      NSM_PPN(NSM_K(512), NSM_K(512), NSM_K(512), NSM_K(16)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_K(512), NSM_K(16))) \
-    X(SCATTERV, scatterv, /* bytes of one rank's block */                                          \
-      NSM_PPN(NSM_K(512), NSM_K(512), NSM_K(64), NSM_K(16)), NSM_PPN(0, 0, 0, 0))                      \
+      NSM_PPN(NSM_K(512), NSM_K(512), NSM_K(512), NSM_M(1), NSM_K(512), NSM_K(512)),                \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_K(512), NSM_M(1), NSM_M(1), NSM_M(1)))                      \
+    X(SCATTERV, scatterv, /* bytes of one rank's block; between nodes: the MPI library */          \
+      NSM_PPN(NSM_K(512), NSM_K(512), NSM_K(64), NSM_K(16), NSM_K(16), NSM_K(16)), NSM_PPN(0, 0, 0, 0, 0, 0)) \
     X(ALLGATHER, allgather, /* bytes per rank */                                                   \
-      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(8))) \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)),                          \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(8), NSM_K(8), NSM_K(8)))                        \
     X(ALLGATHERV, allgatherv, /* largest block */                                                  \
-      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(8))) \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)),                          \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(8), NSM_K(8), NSM_K(8)))                        \
     X(REDUCE, reduce, /* message bytes */                                                          \
-      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_K(4)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(4))) \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)),                          \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(8), NSM_K(8), NSM_K(8)))                        \
     X(ALLREDUCE, allreduce, /* message bytes */                                                    \
-      NSM_PPN(NSM_M(1), NSM_M(1), NSM_K(4), NSM_M(1)), NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_K(512))) \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_K(4), NSM_M(1), NSM_M(1), NSM_M(1)),                          \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_K(512), NSM_K(512), NSM_K(512)))                    \
     X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, /* whole vector */                               \
-      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(256)), NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1))) \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(256), NSM_K(256), NSM_K(256)),                  \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)))                          \
     X(ALLTOALL, alltoall, /* bytes per rank pair */                                                \
-      NSM_PPN(NSM_K(32), NSM_K(64), NSM_K(64), NSM_K(32)), NSM_PPN(NSM_K(8), NSM_K(64), NSM_K(64), NSM_K(8))) \
+      NSM_PPN(NSM_K(32), NSM_K(64), NSM_K(64), NSM_K(32), NSM_K(32), NSM_K(32)),                    \
+      NSM_PPN(NSM_K(8), NSM_K(64), NSM_K(64), NSM_K(8), NSM_K(8), NSM_K(8)))                        \
     X(ALLTOALLV, alltoallv, /* largest bytes of one rank pair */                                   \
-      NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32)), NSM_PPN(NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8)))
+      NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32)),                    \
+      NSM_PPN(NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8)))
 
 /* X(ID, MPICH default, Open MPI default of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
  * the smallest message accelerated, for ops whose MPI library is faster at small sizes; ops not
@@ -125,24 +135,28 @@
  * below it point to point, which under Open MPI is slower than its own small gatherv
  * (0.4-0.9x), so there they are off (MAX 0) although they win 2-4x at 0.5-16 KiB. */
 #define NSM_OP_MINS(X)                                                                             \
-    X(BCAST, 0, 512)                                                                               \
-    X(GATHER, 0, 512)                                                                              \
-    X(GATHERV, 0, 512)                 /* per block: smaller ones go point to point */            \
-    X(SCATTER, 0, 512)                                                                             \
-    X(SCATTERV, 0, 512)                /* per block: smaller ones go point to point */            \
-    X(ALLGATHER, 0, 0)                                                                             \
-    X(ALLGATHERV, 0, 0)                                                                            \
-    X(REDUCE, 0, 512)
+    X(BCAST, NSM_PPN(0, 0, 0, NSM_K(16), NSM_K(32), NSM_K(32)), NSM_PPN(512, 0, 0, NSM_K(2), NSM_K(2), NSM_K(2))) \
+    X(GATHER, NSM_PPN(0, 0, 0, NSM_K(8), NSM_K(4), NSM_K(4)), NSM_PPN(512, 0, 0, NSM_K(16), NSM_K(16), NSM_K(16))) \
+    X(GATHERV, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 512, 0, 0)) /* per block: smaller ones go point to point */ \
+    X(SCATTER, NSM_PPN(0, 0, 0, NSM_K(8), NSM_K(16), NSM_K(16)), NSM_PPN(512, 0, 0, NSM_K(2), NSM_K(2), NSM_K(2))) \
+    X(SCATTERV, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 512, 0, 0)) /* per block: smaller ones go point to point */ \
+    X(ALLGATHER, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0))                             \
+    X(ALLGATHERV, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0))                            \
+    X(REDUCE, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, NSM_K(1), NSM_K(1), NSM_K(1)))
 
 /* A row's defaults by communicator shape (NSM_SHAPES columns, nsm_shape): on one node with at
- * most 2, 3-4, and 5 or more ranks; and over several nodes.  NSM_AT(k, t) picks column k. */
-#define NSM_SHAPES 4
-#define NSM_PPN(two, four, eight, nodes) (two, four, eight, nodes)
+ * most 2, 3-4, and 5 or more ranks; and over several nodes with at most 2, 3-4, and 5 or more
+ * ranks on the fullest node.  NSM_AT(k, t) picks column k. */
+#define NSM_SHAPES 6
+#define NSM_PPN(two, four, eight, nodes_two, nodes_four, nodes_eight)                              \
+    (two, four, eight, nodes_two, nodes_four, nodes_eight)
 #define NSM_AT(k, t) NSM_AT_##k t
-#define NSM_AT_0(a, b, c, d) (a)
-#define NSM_AT_1(a, b, c, d) (b)
-#define NSM_AT_2(a, b, c, d) (c)
-#define NSM_AT_3(a, b, c, d) (d)
+#define NSM_AT_0(a, b, c, d, e, f) (a)
+#define NSM_AT_1(a, b, c, d, e, f) (b)
+#define NSM_AT_2(a, b, c, d, e, f) (c)
+#define NSM_AT_3(a, b, c, d, e, f) (d)
+#define NSM_AT_4(a, b, c, d, e, f) (e)
+#define NSM_AT_5(a, b, c, d, e, f) (f)
 
 enum {
 #define NSM_OP_ID(id, name, mpich, ompi) NSM_OP_##id,
@@ -157,13 +171,13 @@ typedef struct nsm_config {
                                * any shape: the bound checked before the state lookup */
     int max_set[NSM_OP_COUNT];                 /* NODESHM_MPI_<OP>_MAX given: on every shape */
     size_t max_shape[NSM_OP_COUNT][NSM_SHAPES]; /* the defaults by ranks per node (NSM_OPS) */
-    size_t min[NSM_OP_COUNT]; /* NODESHM_MPI_<OP>_MIN (NSM_OP_MINS) */
-    int min_everywhere[NSM_OP_COUNT]; /* 1: set, so for every communicator; 0: the default, for
-                                       * communicators with at most 2 ranks on every node */
+    size_t min[NSM_OP_COUNT]; /* NODESHM_MPI_<OP>_MIN when set; else the largest default */
+    int min_everywhere[NSM_OP_COUNT]; /* 1: set, so for every communicator; 0: by shape */
+    size_t min_shape[NSM_OP_COUNT][NSM_SHAPES]; /* the defaults by shape (NSM_OP_MINS) */
     size_t min_pre[NSM_OP_COUNT];     /* the bound checked before a communicator's state is
-                                       * looked up: min where it holds for every communicator of
-                                       * the job (set, or MPI_COMM_WORLD has at most 2 ranks on
-                                       * every node, nsm_scope_node), else 0 */
+                                       * looked up: the one set, else the smallest default of
+                                       * the shapes MPI_COMM_WORLD's communicators can have
+                                       * (nsm_scope_node; 0 until it ran) */
     int all_off;
     size_t stage_max;
     size_t window_max;  /* NODESHM_MPI_WINDOW_MAX: a communicator's buffer banks, per node */
@@ -190,10 +204,10 @@ void nsm_debug_state(const struct nsm_state *s);
 size_t nsm_a2av_stride(const struct nsm_state *s);
 
 /* The column of NSM_OPS for a communicator of n_nodes nodes whose fullest node holds `per_node`
- * of its ranks: one node: 0 for up to 2 ranks, 1 for 3-4, 2 for 5 and more; several: 3. */
+ * of its ranks: 0 for up to 2 ranks, 1 for 3-4, 2 for 5 and more; 3 more on several nodes. */
 static inline int nsm_shape(int per_node, int n_nodes)
 {
-    return n_nodes > 1 ? 3 : per_node <= 2 ? 0 : per_node <= 4 ? 1 : 2;
+    return (n_nodes > 1 ? 3 : 0) + (per_node <= 2 ? 0 : per_node <= 4 ? 1 : 2);
 }
 /* An op's threshold on such a communicator, before NODESHM_MPI_WINDOW_MAX: the one set, else the
  * shape's default; 0 when the op is off. */
@@ -202,6 +216,14 @@ static inline size_t nsm_op_max_at(int op, int per_node, int n_nodes)
     return nsm_cfg.off[op]       ? 0
            : nsm_cfg.max_set[op] ? nsm_cfg.max[op]
                                  : nsm_cfg.max_shape[op][nsm_shape(per_node, n_nodes)];
+}
+/* An op's lower bound on such a communicator: the one set, else the shape's default; between
+ * pseudo-nodes (NODESHM_PES_PER_NODE) the one-node bounds, since the several-node ones race the
+ * library's network path, which pseudo-nodes do not have. */
+static inline size_t nsm_op_min_at(int op, int per_node, int n_nodes)
+{
+    return nsm_cfg.min_everywhere[op] ? nsm_cfg.min[op]
+                                      : nsm_cfg.min_shape[op][nsm_shape(per_node, nsm_cfg.pes_per_node ? 1 : n_nodes)];
 }
 /* An op's threshold before the state lookup (the largest of any shape), or 0 when it is switched
  * off: the one test every op makes first.  After it, the communicator's own (nsm_state_t.max)
