@@ -1,5 +1,6 @@
 /* libnodeshm_mpi: MPI_Bcast: the root packs into the node's result area, node peers copy out;
- * between nodes the leaders broadcast the packed bytes (leaders.h).  Whole, not pipelined: with the root
+ * between nodes the root sends the packed bytes to the other nodes' leaders, which release their
+ * node (up to NSM_ROOT_DIRECT_NODES nodes; beyond, the leaders broadcast them: leaders.h).  Whole, not pipelined: with the root
  * announcing every 32, 64 or 128 KiB chunk so that readers copy while it writes, Open MPI 5 at
  * 2 ranks fell from 1.1-1.9x of its own MPI_Bcast to 0.45-0.91x at 256 KiB-1 MiB (readers then
  * pull lines still modified in the root core's cache), and no size or rank count gained. */

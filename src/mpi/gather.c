@@ -1,6 +1,6 @@
 /* libnodeshm_mpi: MPI_Gather: ranks pack their block into their slot; the root copies out
- * (one node), or node leaders PMPI_Gatherv the node's slots to the root's leader (several; a
- * root that does not lead its node receives them from the leaders itself: leaders.h). */
+ * (one node), or node leaders PMPI_Gatherv the node's slots to the root's leader (several; up
+ * to NSM_ROOT_DIRECT_NODES nodes the root receives them from the other leaders itself: leaders.h). */
 #include "mpi/nsmpi.h"
 #include "mpi/leaders.h"
 
@@ -53,8 +53,8 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
     const char *src = s->area.cur.slots;
     size_t src_stride = s->area.cur.slot_stride;
     int root_node = s->node_of[root], root_here = root_node == s->my_node;
-    /* a root that does not lead its node receives the other nodes' blocks from their leaders
-     * itself (leaders.h); its own node's from the slots */
+    /* the root receives the other nodes' blocks from their leaders itself (leaders.h), its own
+     * node's from the slots */
     int p2p = multi && nsm_root_direct(s);
     /* the root receives them straight into recvbuf when that is laid out as the stage is (dense
      * blocks, nodes in rank order): no second copy of them */

@@ -65,17 +65,28 @@
  * earlier defaults: it wins 1.3-8x in lockstep, but a real code whose ranks arrive at different
  * times (LAMMPS PPPM, 4 ranks) got slower with it accelerated (issue 15).
  *
- * Several nodes: the column keeps the earlier defaults (measured on one node at 2 ranks) but for
- * gather, measured on 8 ranks in pseudo-nodes of 2 and 4 (NODESHM_PES_PER_NODE; 3 runs): MPICH
- * 1.5-4x from 2 KiB to 1 MiB per rank (0.94-0.95x at 128 B-1 KiB in pseudo-nodes of 2), Open MPI
- * 1.0-1.6x from 4 KiB to 512 KiB (0.85-0.96x at 1 MiB).  The same runs found losses inside the
- * earlier defaults that this table does not fix yet (issue 15): Open MPI in pseudo-nodes of 4
- * at 1-256 B (bcast, gather, scatter, reduce 0.11-0.15x), MPICH bcast 1-256 KiB (0.56-0.98x) and
- * allreduce 8 B-8 KiB (0.74-0.89x) in pseudo-nodes of 2 and 4.  Earlier notes: this VM has slow phases (it seems throttled after heavy use) in which
+ * Several nodes, columns by ranks on the fullest node: bcast, gather, scatter and reduce measured
+ * on 2 emulated hosts x 2 and x 4 ranks (oshrun --hosts 2: MPI's TCP between them) with
+ * bench/mpi_osu.c, windows widened, 8 B-1 MiB, roots 0 and 1, the base and this code in
+ * alternating runs (load 9-29 on 2 cores: scheduling-bound, single runs noisy below 8 KiB):
+ * MPICH, 2 per node: bcast 1.2-25x from 16 KiB, gather 1.2-2.3x from 8 KiB, scatter 1.1-3.9x
+ * from 8 KiB, reduce 1-35x but at 8 KiB (0.97-0.99x); 4 per node: bcast 1.35-7x from 32 KiB,
+ * gather 1.9-3.2x from 4 KiB, scatter 1.6-3.2x from 16 KiB, reduce 1-11x.  Open MPI: bcast
+ * 1.2-11x from 2 KiB (1 KiB 0.78-1.5x), gather 1.3-2.5x from 16 KiB, scatter 1.0-3.4x from
+ * 2 KiB, reduce 1.2-4.6x at 1-8 KiB and 0.5-0.9x at 16-256 KiB.  Below those sizes the
+ * libraries' eager sends pipeline back-to-back calls (MPICH's small scatter took 4 us a call,
+ * ours a TCP round trip and a handoff per node): lower bounds (NSM_OP_MINS).  The old column
+ * (measured on one node at 2 ranks, gather on pseudo-nodes) had bcast, gather, scatter below
+ * 4-16 KiB at 0.0-0.9x and cut off wins above (MPICH bcast 8-25x at 256 KiB-1 MiB).  Pseudo-nodes
+ * get these upper bounds too (8 ranks in pseudo-nodes of 2 and 4 accelerate the seed scenario's
+ * 80,000-byte gather, tests/mpi_op_windows.cmake), but the one-node lower bounds.  5 and more
+ * ranks per node could not be measured here: the 3-4 column's values.
+ * Earlier notes: this VM has slow phases (it seems throttled after heavy use) in which
  * 2-rank runs of the node-aware paths, which need both processes running, lost to the
  * libraries' single-copy and eager paths (Open MPI gather 16 KiB-1 MiB 0.56-0.90x, bcast
  * 32-64 KiB 0.54-0.76x, allgather(v) 16-128 KiB 0.46-0.89x; MPICH gather 32-512 KiB 0.67-0.93x,
- * scatter 64 KiB-1 MiB 0.41-0.62x); none of the runs above had one.
+ * scatter 64 KiB-1 MiB 0.41-0.62x); none of the runs above had one.  Pseudo-nodes (earlier runs,
+ * 8 ranks in pseudo-nodes of 2 and 4): MPICH allreduce 8 B-8 KiB 0.74-0.89x, not fixed here.
  * Alltoall at 2 ranks, re-measured on a quiet machine (bench/mpi_osu.c, 8-128 KiB, 2-3 runs):
  * MPICH 0.71-0.97x at 64 KiB (1.25-1.38x at 32 KiB), Open MPI 0.67-0.96x at 16-64 KiB (1.12-1.17x
  * at 8 KiB): its window there stops at 32 KiB (MPICH) and 8 KiB (Open MPI).  The same runs found
@@ -123,14 +134,16 @@
       NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32)),                    \
       NSM_PPN(NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8)))
 
-/* X(ID, MPICH default, Open MPI default of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
+/* X(ID, MPICH defaults, Open MPI defaults of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
  * the smallest message accelerated, for ops whose MPI library is faster at small sizes; ops not
  * listed: 0.  Open MPI 5 at 2 ranks (one core each) pipelines back-to-back small rooted calls by
  * eager sends: quiet runs 0.87-1.15x (scatter 1-64 B), 1.03-2.2x (reduce), 1.3-2.5x (bcast,
  * gather); slow phases (see NSM_OPS) 0.68-0.94x (reduce 8-256 B), 0.69-0.92x (bcast 1-8 B,
  * gather 2-8 B), 0.86x (scatter 128 B).  With 4 and 8 ranks on a node they win 1.5-10x from
- * 1 B, so a default MIN applies only to communicators with at most 2 ranks on every node
- * (nsm_state_t.min); one set by NODESHM_MPI_<OP>_MIN applies to all.  Only ops whose message
+ * 1 B, so on one node a default MIN applies only to communicators with at most 2 ranks on every
+ * node; between nodes by shape, as measured (NSM_OPS' notes); pseudo-nodes take the one-node
+ * bounds (nsm_op_min_at).  One set by NODESHM_MPI_<OP>_MIN applies to all.  Rows: NSM_PPN, as
+ * in NSM_OPS.  Only ops whose message
  * size all ranks know can use one (see each op's file); gatherv and scatterv send the blocks
  * below it point to point, which under Open MPI is slower than its own small gatherv
  * (0.4-0.9x), so there they are off (MAX 0) although they win 2-4x at 0.5-16 KiB. */

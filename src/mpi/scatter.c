@@ -2,8 +2,9 @@
  * that peer's slot and raises its own arrive flag once; peers copy their block out.  Between
  * nodes (Scatter) the root packs all blocks into its leader's stage (node by node), the root's
  * leader PMPI_Scatterv's the node blocks to the other leaders' stages (one message per node) and
- * every leader releases its node, whose ranks copy their block out of the stage (a root that does
- * not lead its node sends the node blocks to the other leaders itself: leaders.h).
+ * every leader releases its node, whose ranks copy their block out of the stage (up to
+ * NSM_ROOT_DIRECT_NODES nodes the root sends the node blocks to the other leaders itself:
+ * leaders.h).
  *
  * Scatter: the block size is agreed by MPI (root's sendcount/sendtype = everyone's
  * recvcount/recvtype), so every rank takes the same path.
@@ -113,8 +114,7 @@ static int scatter_nodes(nsm_state_t *s, const void *sendbuf, const blocks_t *g,
     /* the root and the other nodes' leaders write the stage; the others only read */
     int writes = s->rank == root || (s->node_rank == 0 && !root_here);
     uint64_t seq = writes ? nsm_begin(s, NSM_OP_SCATTER) : nsm_begin_reader(s, NSM_OP_SCATTER);
-    /* a root that does not lead its node sends the other nodes' blocks to their leaders itself
-     * (leaders.h) */
+    /* the root sends the other nodes' blocks to their leaders itself (leaders.h) */
     int p2p = nsm_root_direct(s);
     /* the root sends them straight from sendbuf when that is laid out as the stage is (dense
      * blocks, nodes in rank order): it stages its own node's only */

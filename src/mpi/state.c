@@ -41,7 +41,7 @@ static long nsm_counter;
  *
  * gatherv and scatterv on one node send the blocks outside their window point to point, on a
  * communicator private to the interposer, and so does, between nodes, the root of bcast, gather
- * or scatter that does not lead its node (leaders.h).  One for all states (a duplicate of MPI_COMM_WORLD,
+ * or scatter (leaders.h).  One for all states (a duplicate of MPI_COMM_WORLD,
  * made at MPI_Init), not one per state (a context id each): a state's messages carry its own
  * tag, which no other live state holds on any rank of it, so blocks of two communicators
  * running at once in two threads never match each other's receives. */
@@ -299,7 +299,7 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
                         "collectives go to the MPI library\n", s->size, why);
         }
         /* One node: a tag for the point-to-point blocks of gatherv, scatterv and alltoallv;
-         * several: for a root that does not lead its node (leaders.h, nsm_root_direct) */
+         * several: for the root of bcast, gather, scatter (leaders.h, nsm_root_direct) */
         int mine = nsm_tags;
         if (nsm_p2p != MPI_COMM_NULL &&
             (s->n_nodes > 1 || s->max[NSM_OP_GATHERV] || s->max[NSM_OP_SCATTERV] || s->max[NSM_OP_ALLTOALLV])) {
