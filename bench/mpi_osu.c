@@ -15,7 +15,10 @@
  * summed, / calls): what the op adds to a program's step, the same subtraction in both columns;
  * without imbalance that is the lockstep latency.  Test names get the suffix _imb<D>.
  *
- * Usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-d us] [-f] [--csv] [-o op,op...]
+ * -R r: the root of bcast, gather(v), scatter(v) and reduce (default 0); their rows are then
+ * tests <op>_root<r>.
+ *
+ * Usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-d us] [-R root] [-f] [--csv] [-o op,op...]
  * NODESHM_BENCH_QUICK=1: tiny sizes and few iterations (the test suite). */
 #include "nodeshm.h"
 
@@ -36,6 +39,8 @@ typedef struct bufs {
  * (pmpi = 0) or the MPI library (pmpi = 1). */
 typedef void (*op_fn)(int pmpi, bufs_t *b, int bytes, MPI_Comm comm);
 
+static int root; /* -R: the rooted ops' root (0: a node leader; 1 on 2 hosts: not one) */
+
 static void run_barrier(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
 {
     (void)b, (void)bytes;
@@ -44,7 +49,7 @@ static void run_barrier(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
 
 static void run_bcast(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
 {
-    pmpi ? PMPI_Bcast(b->send, bytes, MPI_BYTE, 0, comm) : MPI_Bcast(b->send, bytes, MPI_BYTE, 0, comm);
+    pmpi ? PMPI_Bcast(b->send, bytes, MPI_BYTE, root, comm) : MPI_Bcast(b->send, bytes, MPI_BYTE, root, comm);
 }
 
 static void run_allreduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
@@ -56,8 +61,8 @@ static void run_allreduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
 
 static void run_gather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
 {
-    pmpi ? PMPI_Gather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm)
-         : MPI_Gather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm);
+    pmpi ? PMPI_Gather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, root, comm)
+         : MPI_Gather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, root, comm);
 }
 
 /* ---- gather/scatter family (gatherv, scatter, scatterv, allgather, allgatherv): add here */
@@ -74,21 +79,21 @@ static void uniform_v(bufs_t *b, int bytes)
 static void run_gatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
 {
     uniform_v(b, bytes);
-    pmpi ? PMPI_Gatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, 0, comm)
-         : MPI_Gatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, 0, comm);
+    pmpi ? PMPI_Gatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, root, comm)
+         : MPI_Gatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, root, comm);
 }
 
 static void run_scatter(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
 {
-    pmpi ? PMPI_Scatter(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm)
-         : MPI_Scatter(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm);
+    pmpi ? PMPI_Scatter(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, root, comm)
+         : MPI_Scatter(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, root, comm);
 }
 
 static void run_scatterv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
 {
     uniform_v(b, bytes);
-    pmpi ? PMPI_Scatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm)
-         : MPI_Scatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm);
+    pmpi ? PMPI_Scatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, bytes, MPI_BYTE, root, comm)
+         : MPI_Scatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, bytes, MPI_BYTE, root, comm);
 }
 
 static void run_allgather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
@@ -109,8 +114,8 @@ static void run_allgatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
 static void run_reduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
 {
     int n = bytes / 8;
-    pmpi ? PMPI_Reduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, 0, comm)
-         : MPI_Reduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, 0, comm);
+    pmpi ? PMPI_Reduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, root, comm)
+         : MPI_Reduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, root, comm);
 }
 
 /* bytes: the whole vector (as osu_reduce_scatter counts it), bytes / size per rank */
@@ -177,6 +182,12 @@ static const op_desc_t ops[] = {
     {"alltoallv_sparse", run_alltoallv_sparse, 1, 1},
 };
 #define NOPS (int)(sizeof ops / sizeof *ops)
+
+static int is_rooted(op_fn fn)
+{
+    return fn == run_bcast || fn == run_gather || fn == run_gatherv || fn == run_scatter || fn == run_scatterv ||
+           fn == run_reduce;
+}
 
 static int cmp(const void *x, const void *y)
 {
@@ -251,7 +262,7 @@ static void usage(int rank)
 {
     if (rank == 0)
         fprintf(stderr, "usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-f] [--csv] "
-                        "[-d max_delay_us] [-o op,op...]   (--cold: not here; NODESHM_BENCH_REPS: default reps)\n");
+                        "[-d max_delay_us] [-R root] [-o op,op...]   (--cold: not here; NODESHM_BENCH_REPS: default reps)\n");
     bad_args();
 }
 
@@ -290,6 +301,15 @@ int main(int argc, char **argv)
             delay_max_ns = (long)(us * 1000);
         }
         else if (!strcmp(a, "-o") && i + 1 < argc) only = argv[++i];
+        else if (!strcmp(a, "-R") && i + 1 < argc) {
+            char *end;
+            long r = strtol(argv[++i], &end, 10);
+            if (*end || r < 0 || r >= size) {
+                if (rank == 0) fprintf(stderr, "mpi_osu: -R %s: expected a root rank, 0 to %d\n", argv[i], size - 1);
+                bad_args();
+            }
+            root = (int)r;
+        }
         else if (!strcmp(a, "-f")) full = 1;
         else if (!strcmp(a, "--csv")) csv = 1;
         else if (!strcmp(a, "--cold")) {
@@ -358,9 +378,10 @@ int main(int argc, char **argv)
             qsort(tn, (size_t)reps, sizeof(double), cmp);
             double ml = tl[reps / 2], mn = tn[reps / 2];
             if (rank == 0) {
-                char name[64];
-                if (delay_max_ns) snprintf(name, sizeof name, "%s_imb%g", op->name, delay_max_ns / 1000.0);
-                else snprintf(name, sizeof name, "%s", op->name);
+                char name[64], rooted[16] = "";
+                if (root && is_rooted(op->fn)) snprintf(rooted, sizeof rooted, "_root%d", root);
+                if (delay_max_ns) snprintf(name, sizeof name, "%s%s_imb%g", op->name, rooted, delay_max_ns / 1000.0);
+                else snprintf(name, sizeof name, "%s%s", op->name, rooted);
                 if (csv) {
                     printf("%s,mpi_lib,%ld,0,%d,%.4f,%.4f,%.4f,0\n", name, bytes, size, ml, tl[0],
                            tl[reps - 1]);

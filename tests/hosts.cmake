@@ -78,7 +78,11 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
     nodeshm_add_mpi_test(NAME mpi_bigcount NP ${_np} HOSTS ${_k} TIMEOUT 300
                          PASS_REGEX "mpi_bigcount: PASS" ENV ${bigcount_env})
     nodeshm_add_mpi_test(NAME mpi_shared NP ${_np} HOSTS ${_k} TIMEOUT 300)
-    nodeshm_add_mpi_test(NAME mpi_min_scope NP ${_np} HOSTS ${_k} TIMEOUT 300)
+    # the default lower bounds between hosts are the rooted test's (mpi_rooted below); here a
+    # set bound holds on every communicator, across hosts too
+    nodeshm_add_mpi_test(NAME mpi_min_scope NP ${_np} HOSTS ${_k} TIMEOUT 300
+                         ENV NODESHM_MPI_BCAST_MIN=512 NODESHM_MPI_GATHER_MIN=512 NODESHM_MPI_SCATTER_MIN=512
+                             NODESHM_MPI_REDUCE_MIN=512)
   endforeach()
   # the interposer through LD_PRELOAD, into mpi4py (linked or preloaded is the same code on
   # hosts: mpi_coll_preload on hosts cost 118 s under load and showed nothing mpi_coll did not)
@@ -118,4 +122,49 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
       LABELS "mpi;hosts;np4;fortran" SKIP_RETURN_CODE 77 ENVIRONMENT "${_ex_env}"
       PASS_REGULAR_EXPRESSION "replicated_table_f: sum [0-9.]+, [1-9][0-9]* collective calls")
   endif()
+endif()
+
+# ---- the rooted ops between hosts with every root (tests/mpi_rooted.c, issue 15) ----
+# A root may lead its node or not, on the first node or another: each call with every root, plain
+# and in place, back to back, values checked, and counted per call by its op's own counter.
+if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
+  add_executable(nodeshm_t_mpi_rooted mpi_rooted.c)
+  set_target_properties(nodeshm_t_mpi_rooted PROPERTIES OUTPUT_NAME mpi_rooted)
+  target_link_libraries(nodeshm_t_mpi_rooted PRIVATE nodeshm_mpi)
+  # The defaults between nodes (NSM_OPS, NSM_OP_MINS in src/mpi/nsmpi_config.h, several nodes
+  # of up to 2 and of 3-4 ranks): just below each lower bound (the library's), at it, at the
+  # upper bound, above it or above what the stage holds (NODESHM_MPI_STAGE_MAX, 4 MiB: the
+  # library's). gatherv and scatterv: the library's between nodes.
+  if(NODESHM_MPI_FLAVOR STREQUAL "openmpi")
+    set(_rooted_2 bcast:1k:lib bcast:2k bcast:1m bcast:2m:lib gather:8k:lib gather:16k gather:1m
+        scatter:1k:lib scatter:2k scatter:1m reduce:512:lib reduce:1k reduce:8k reduce:16k:lib)
+    set(_rooted_4 bcast:1k:lib bcast:2k bcast:1m gather:8k:lib gather:16k gather:512k gather:1m:lib
+        scatter:1k:lib scatter:2k scatter:512k scatter:1m:lib reduce:512:lib reduce:1k reduce:8k reduce:16k:lib)
+  else()
+    set(_rooted_2 bcast:8k:lib bcast:16k bcast:1m bcast:2m:lib gather:4k:lib gather:8k gather:512k gather:1m:lib
+        scatter:4k:lib scatter:8k scatter:1m reduce:8 reduce:8k reduce:1m reduce:2m:lib)
+    set(_rooted_4 bcast:16k:lib bcast:32k bcast:1m gather:2k:lib gather:4k gather:512k gather:1m:lib
+        scatter:8k:lib scatter:16k scatter:512k scatter:1m:lib reduce:8 reduce:1m)
+  endif()
+  nodeshm_add_mpi_test(NAME mpi_rooted NP 4 HOSTS 2 TIMEOUT 300 ARGS ${_rooted_2} gatherv:8:lib scatterv:8:lib)
+  nodeshm_add_mpi_test(NAME mpi_rooted NP 8 HOSTS 2 TIMEOUT 300 ARGS ${_rooted_4})
+  # windows widened: the accelerated paths (the root sending to or receiving from the other
+  # nodes' leaders itself, into or from the user's buffer where it is laid out as the stage; on
+  # more than NSM_ROOT_DIRECT_NODES nodes, pseudo-nodes of 1 below, the leaders' collectives) at
+  # sizes from one cache line to 1 MiB, 2 and 3 nodes, 2 and 4 ranks on a node
+  set(_rooted_wide_env NODESHM_MPI_BCAST_MAX=1m NODESHM_MPI_GATHER_MAX=1m NODESHM_MPI_SCATTER_MAX=1m
+      NODESHM_MPI_REDUCE_MAX=1m NODESHM_MPI_BCAST_MIN=0 NODESHM_MPI_GATHER_MIN=0 NODESHM_MPI_SCATTER_MIN=0
+      NODESHM_MPI_REDUCE_MIN=0)
+  set(_rooted_wide bcast:8 bcast:40k bcast:1m gather:8 gather:24k gather:512k scatter:8 scatter:24k scatter:512k
+      reduce:8 reduce:4k reduce:40k reduce:1m gatherv:8:lib scatterv:8:lib)
+  nodeshm_add_mpi_test(NAME mpi_rooted NP 4 8 HOSTS 2 SUFFIX _wide TIMEOUT 300
+                       ARGS ${_rooted_wide} ENV ${_rooted_wide_env})
+  nodeshm_add_mpi_test(NAME mpi_rooted NP 6 HOSTS 3 SUFFIX _wide TIMEOUT 600
+                       ARGS ${_rooted_wide} ENV ${_rooted_wide_env})
+  # pseudo-nodes of 2 (the same paths, MPI's shared memory under them), and 5 of 2 and 1 ranks
+  # (beyond NSM_ROOT_DIRECT_NODES: the leaders' collectives; a last node of one rank)
+  nodeshm_add_mpi_test(NAME mpi_rooted NP 4 PES_PER_NODE 2 SUFFIX _wide TIMEOUT 300
+                       ARGS ${_rooted_wide} ENV ${_rooted_wide_env})
+  nodeshm_add_mpi_test(NAME mpi_rooted NP 9 PES_PER_NODE 2 SUFFIX _wide_leaders TIMEOUT 300
+                       ARGS bcast:8 bcast:40k gather:24k scatter:24k reduce:8 ENV ${_rooted_wide_env})
 endif()

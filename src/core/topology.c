@@ -47,31 +47,49 @@ static int fail(const nodeshm_topology_t *t, int status, const char *fmt, ...)
 
 #define BOOT_ID_LEN 40 /* 36 characters, newline, NUL */
 
-/* The PEs of this machine: those with my kernel boot id.  A node (MPI_COMM_TYPE_SHARED) may be
- * less: emulated hosts (oshrun --hosts) are namespaces of one machine, each its own node to MPI,
- * yet they share its CPUs, and 2 hosts x 2 PEs on 2 cores are oversubscribed.  Without a
+/* The ranks of comm on this machine: those with my kernel boot id.  A node (MPI_COMM_TYPE_SHARED)
+ * may be less: emulated hosts (oshrun --hosts) are namespaces of one machine, each its own node
+ * to MPI, yet they share its CPUs, and 2 hosts x 2 PEs on 2 cores are oversubscribed.  Without a
  * readable boot id, the node. */
-static void machine_split(const nodeshm_topology_t *t, MPI_Comm *machine)
+static void machine_split(MPI_Comm comm, MPI_Comm *machine)
 {
     char id[BOOT_ID_LEN] = {0};
+    int rank, size;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
     int ok = f && fgets(id, sizeof id, f) != NULL && id[0] != '\0';
     if (f) fclose(f);
     int all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, t->world);
-    char *ids = all_ok ? malloc((size_t)t->n_pes * BOOT_ID_LEN) : NULL;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    char *ids = all_ok ? malloc((size_t)size * BOOT_ID_LEN) : NULL;
     int found = ids != NULL, all_found = 0;
-    MPI_Allreduce(&found, &all_found, 1, MPI_INT, MPI_LAND, t->world);
+    PMPI_Allreduce(&found, &all_found, 1, MPI_INT, MPI_LAND, comm);
     if (!all_found) {
         free(ids);
-        MPI_Comm_split_type(t->world, MPI_COMM_TYPE_SHARED, t->my_pe, MPI_INFO_NULL, machine);
+        PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, machine);
         return;
     }
-    MPI_Allgather(id, BOOT_ID_LEN, MPI_CHAR, ids, BOOT_ID_LEN, MPI_CHAR, t->world);
-    int color = 0; /* the first PE with my boot id */
+    PMPI_Allgather(id, BOOT_ID_LEN, MPI_CHAR, ids, BOOT_ID_LEN, MPI_CHAR, comm);
+    int color = 0; /* the first rank with my boot id */
     while (memcmp(ids + (size_t)color * BOOT_ID_LEN, id, BOOT_ID_LEN) != 0) color++;
     free(ids);
-    MPI_Comm_split(t->world, color, t->my_pe, machine);
+    PMPI_Comm_split(comm, color, rank, machine);
+}
+
+void nodeshm_topology_machine(MPI_Comm comm, int *ranks, int *cpus)
+{
+    /* CPUs the ranks of this machine may use together: the union of their affinity masks (one
+     * rank bound to each core is not oversubscription) */
+    cpu_set_t set, all;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_SET(0, &set);
+    MPI_Comm machine;
+    machine_split(comm, &machine);
+    PMPI_Comm_size(machine, ranks);
+    PMPI_Allreduce(&set, &all, (int)(sizeof set / sizeof(unsigned long)), MPI_UNSIGNED_LONG, MPI_BOR, machine);
+    PMPI_Comm_free(&machine);
+    *cpus = CPU_COUNT(&all);
 }
 
 int nodeshm_topology_create(MPI_Comm parent, nodeshm_topology_t *t)
@@ -112,18 +130,7 @@ int nodeshm_topology_create(MPI_Comm parent, nodeshm_topology_t *t)
     for (int pe = 0; pe < t->n_pes; pe++) t->node_index_of[pe] = -1;
     for (int i = 0; i < t->node_n_pes; i++) t->node_index_of[t->node_pes[i]] = i;
 
-    /* CPUs the PEs of this machine may use together: the union of their affinity masks (one
-     * PE bound to each core is not oversubscription) */
-    cpu_set_t set, all;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_SET(0, &set);
-    MPI_Comm machine;
-    machine_split(t, &machine);
-    MPI_Comm_size(machine, &t->machine_n_pes);
-    MPI_Allreduce(&set, &all, (int)(sizeof set / sizeof(unsigned long)), MPI_UNSIGNED_LONG, MPI_BOR,
-                  machine);
-    MPI_Comm_free(&machine);
-    t->cpus_online = CPU_COUNT(&all);
+    nodeshm_topology_machine(t->world, &t->machine_n_pes, &t->cpus_online);
     return NODESHM_OK;
 }
 

@@ -32,5 +32,9 @@ void nodeshm_topology_destroy(nodeshm_topology_t *topo);
  * an MPI tool or the interposer above sees none of it); returns MPI's error code, *node is then
  * MPI_COMM_NULL. */
 int nodeshm_topology_split_node(MPI_Comm comm, long per_node, MPI_Comm *node, int *physical_size);
+/* comm's ranks on this machine (same kernel boot id: emulated hosts are one machine) and the
+ * CPUs they may use together (the union of their affinity masks): the wait policy's
+ * "oversubscribed" for both faces.  Collective over comm (PMPI). */
+void nodeshm_topology_machine(MPI_Comm comm, int *ranks, int *cpus);
 
 #endif

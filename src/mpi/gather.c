@@ -1,6 +1,8 @@
 /* libnodeshm_mpi: MPI_Gather: ranks pack their block into their slot; the root copies out
- * (one node), or node leaders PMPI_Gatherv the node's slots to the root's leader (several). */
+ * (one node), or node leaders PMPI_Gatherv the node's slots to the root's leader (several; up
+ * to NSM_ROOT_DIRECT_NODES nodes the root receives them from the other leaders itself: leaders.h). */
 #include "mpi/nsmpi.h"
+#include "mpi/leaders.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,15 +52,25 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
     }
     const char *src = s->area.cur.slots;
     size_t src_stride = s->area.cur.slot_stride;
-    if (multi) {
-        int root_node = s->node_of[root];
-        if (s->node_rank == 0) {
-            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-            MPI_Datatype blocks;
-            PMPI_Type_vector(s->node_size, (int)b, (int)s->area.cur.slot_stride, MPI_BYTE, &blocks);
-            PMPI_Type_commit(&blocks);
+    int root_node = s->node_of[root], root_here = root_node == s->my_node;
+    /* the root receives the other nodes' blocks from their leaders itself (leaders.h), its own
+     * node's from the slots */
+    int p2p = multi && nsm_root_direct(s);
+    /* the root receives them straight into recvbuf when that is laid out as the stage is (dense
+     * blocks, nodes in rank order): no second copy of them */
+    int direct = multi && rank == root && (p2p || s->node_rank == 0) && nsm_is_dense(recvtype) &&
+                 nsm_nodes_in_order(s);
+    char *into = direct ? (char *)recvbuf : s->area.cur.stage;
+    if (multi && s->node_rank == 0 && !(p2p && root_here)) {
+        nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
+        MPI_Datatype blocks;
+        PMPI_Type_vector(s->node_size, (int)b, (int)s->area.cur.slot_stride, MPI_BYTE, &blocks);
+        PMPI_Type_commit(&blocks);
+        if (p2p) {
+            PMPI_Send(s->area.cur.slots, 1, blocks, s->p2p_rank[root], s->p2p_tag, nsm_p2p);
+        } else {
             int *counts = NULL, *displs = NULL;
-            if (s->my_node == root_node) {
+            if (root_here) {
                 counts = malloc(sizeof(int) * (size_t)s->n_nodes * 2);
                 displs = counts + s->n_nodes;
                 for (int k = 0; k < s->n_nodes; k++) {
@@ -66,17 +78,41 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
                     displs[k] = s->node_first[k] * (int)b;
                 }
             }
-            PMPI_Gatherv(s->area.cur.slots, 1, blocks, s->area.cur.stage, counts, displs, MPI_BYTE, root_node, s->leaders);
-            PMPI_Type_free(&blocks);
+            PMPI_Gatherv(s->area.cur.slots, 1, blocks, into, counts, displs, MPI_BYTE, root_node, s->leaders);
             free(counts);
-            nodeshm_flags_release(&s->area.flags, seq);
-        } else if (rank == root) {
-            nodeshm_flags_wait_release(&s->area.flags, seq);
         }
-        src = s->area.cur.stage;
-        src_stride = (size_t)b;
+        PMPI_Type_free(&blocks);
+        nodeshm_flags_release(&s->area.flags, seq);
     }
-    if (rank == root) {
+    if (rank == root && p2p) {
+        MPI_Request *req = nsm_requests(s->n_nodes, "MPI_Gather");
+        int n = 0;
+        for (int r = 0; r < s->size; r++) {
+            int k = s->node_of[r];
+            if (nsm_is_leader(s, r) && k != root_node)
+                PMPI_Irecv(into + (size_t)s->node_first[k] * (size_t)b, s->node_count[k] * (int)b, MPI_BYTE,
+                           s->p2p_rank[r], s->p2p_tag, nsm_p2p, &req[n++]);
+        }
+        /* my node's blocks from the slots, while the others arrive */
+        for (int r = 0; r < s->size; r++) {
+            if (s->node_of[r] != root_node || (r == root && in_place)) continue;
+            int nr = s->stage_index[r] - s->node_first[root_node];
+            if (r != root) nodeshm_flags_wait_arrive(&s->area.flags, nr, seq);
+            nsm_unpack((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, nodeshm_area_slot(&s->area, nr),
+                       (size_t)b, comm);
+        }
+        PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+        free(req);
+        for (int r = 0; !direct && r < s->size; r++)
+            if (s->node_of[r] != root_node)
+                nsm_unpack((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype,
+                           s->area.cur.stage + (size_t)s->stage_index[r] * (size_t)b, (size_t)b, comm);
+    } else if (rank == root && !direct) {
+        if (multi) {
+            if (s->node_rank != 0) nodeshm_flags_wait_release(&s->area.flags, seq);
+            src = s->area.cur.stage;
+            src_stride = (size_t)b;
+        }
         for (int r = 0; r < s->size; r++) {
             char *dst = (char *)recvbuf + (size_t)r * rstride;
             if (r == root) {

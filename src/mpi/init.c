@@ -73,7 +73,8 @@ void nsm_load_config(void)
     static const size_t defaults[NSM_OP_COUNT][NSM_SHAPES] = {
 #define NSM_OP_DEFAULT(id, name, mpich, ompi)                                                      \
     {NSM_FLAVOR(NSM_AT(0, mpich), NSM_AT(0, ompi)), NSM_FLAVOR(NSM_AT(1, mpich), NSM_AT(1, ompi)),  \
-     NSM_FLAVOR(NSM_AT(2, mpich), NSM_AT(2, ompi)), NSM_FLAVOR(NSM_AT(3, mpich), NSM_AT(3, ompi))},
+     NSM_FLAVOR(NSM_AT(2, mpich), NSM_AT(2, ompi)), NSM_FLAVOR(NSM_AT(3, mpich), NSM_AT(3, ompi)),  \
+     NSM_FLAVOR(NSM_AT(4, mpich), NSM_AT(4, ompi)), NSM_FLAVOR(NSM_AT(5, mpich), NSM_AT(5, ompi))},
         NSM_OPS(NSM_OP_DEFAULT)
 #undef NSM_OP_DEFAULT
     };
@@ -95,21 +96,28 @@ void nsm_load_config(void)
         nsm_cfg.max_set[i] = nodeshm_getenv(var) != NULL;
         nsm_cfg.max[i] = nsm_size(var, largest, NSM_SIZE_LIMIT);
     }
-    /* lower bounds: only the ops of NSM_OP_MINS have one */
-    for (int i = 0; i < NSM_OP_COUNT; i++) nsm_cfg.min[i] = (size_t)-1;
-#define NSM_OP_MIN_DEFAULT(id, mpich, ompi) nsm_cfg.min[NSM_OP_##id] = NSM_FLAVOR(mpich, ompi);
-    NSM_OP_MINS(NSM_OP_MIN_DEFAULT)
+    /* lower bounds by shape: only the ops of NSM_OP_MINS have one */
+    static const size_t min_defaults[NSM_OP_COUNT][NSM_SHAPES + 1] = {
+#define NSM_OP_MIN_DEFAULT(id, mpich, ompi)                                                        \
+    [NSM_OP_##id] = {NSM_FLAVOR(NSM_AT(0, mpich), NSM_AT(0, ompi)), NSM_FLAVOR(NSM_AT(1, mpich), NSM_AT(1, ompi)), \
+                     NSM_FLAVOR(NSM_AT(2, mpich), NSM_AT(2, ompi)), NSM_FLAVOR(NSM_AT(3, mpich), NSM_AT(3, ompi)), \
+                     NSM_FLAVOR(NSM_AT(4, mpich), NSM_AT(4, ompi)), NSM_FLAVOR(NSM_AT(5, mpich), NSM_AT(5, ompi)), 1},
+        NSM_OP_MINS(NSM_OP_MIN_DEFAULT)
 #undef NSM_OP_MIN_DEFAULT
+    };
     for (int i = 0; i < NSM_OP_COUNT; i++) {
-        if (nsm_cfg.min[i] == (size_t)-1) {
-            nsm_cfg.min[i] = 0;
-            continue;
+        size_t largest = 0;
+        for (int k = 0; k < NSM_SHAPES; k++) {
+            nsm_cfg.min_shape[i][k] = min_defaults[i][k];
+            if (min_defaults[i][k] > largest) largest = min_defaults[i][k];
         }
+        nsm_cfg.min[i] = largest;
+        if (!min_defaults[i][NSM_SHAPES]) continue; /* not a row of NSM_OP_MINS: no bound */
         char var[64];
         nsm_var(var, sizeof var, i, "MIN");
         nsm_cfg.min_everywhere[i] = nodeshm_getenv(var) != NULL;
         /* a bound is only compared, never allocated: no limit */
-        nsm_cfg.min[i] = nsm_size(var, nsm_cfg.min[i], (size_t)-1);
+        nsm_cfg.min[i] = nsm_size(var, largest, (size_t)-1);
         /* until nsm_scope_node knows MPI_COMM_WORLD's nodes, a default bound is checked only
          * after the state lookup */
         nsm_cfg.min_pre[i] = nsm_cfg.min_everywhere[i] ? nsm_cfg.min[i] : 0;
@@ -178,21 +186,22 @@ static void nsm_debug_config(void)
                                                                                          : "MAX default 0");
             continue;
         }
-        char shapes[192] = "";
+        char shapes[320] = "";
         if (!nsm_cfg.max_set[i]) {
-            char c[32], d[32], e[32], f[32];
-            snprintf(shapes, sizeof shapes, "; one node of 2 ranks: %s, 3-4: %s, 5 and more: %s; several nodes: %s",
-                     nsm_size_text(nsm_cfg.max_shape[i][0], c, sizeof c),
-                     nsm_size_text(nsm_cfg.max_shape[i][1], d, sizeof d),
-                     nsm_size_text(nsm_cfg.max_shape[i][2], e, sizeof e),
-                     nsm_size_text(nsm_cfg.max_shape[i][3], f, sizeof f));
+            char c[NSM_SHAPES][24];
+            for (int k = 0; k < NSM_SHAPES; k++) nsm_size_text(nsm_cfg.max_shape[i][k], c[k], sizeof c[k]);
+            snprintf(shapes, sizeof shapes, "; one node of 2 ranks: %s, 3-4: %s, 5 and more: %s; several nodes "
+                     "of up to 2 ranks: %s, 3-4: %s, 5 and more: %s", c[0], c[1], c[2], c[3], c[4], c[5]);
         }
         const char *max_from = nsm_cfg.max_set[i] ? "set" : "default";
-        const char *min_from = nsm_cfg.min_everywhere[i] ? "set, on every communicator"
-                               : !nsm_cfg.min[i]        ? "default"
-                               : nsm_cfg.min_pre[i]     ? "default; every node has at most 2 ranks"
-                                                        : "default, only on communicators with at most 2 "
-                                                          "ranks on every node";
+        char min_from[224] = "set, on every communicator";
+        if (!nsm_cfg.min_everywhere[i]) {
+            char c[NSM_SHAPES][24];
+            for (int k = 0; k < NSM_SHAPES; k++) nsm_size_text(nsm_cfg.min_shape[i][k], c[k], sizeof c[k]);
+            snprintf(min_from, sizeof min_from, !nsm_cfg.min[i] ? "default" : "default, the largest by shape: "
+                     "one node of 2 ranks %s, 3-4 %s, 5+ %s; several nodes of up to 2 %s, 3-4 %s, 5+ %s",
+                     c[0], c[1], c[2], c[3], c[4], c[5]);
+        }
         nodeshm_debug_as(&nodeshm_face_mpi, rank, "MPI_Init: %s: accelerated from %s (%s) to %s (%s) bytes%s",
                          nsm_op_names[i], nsm_size_text(nsm_cfg.min[i], a, sizeof a), min_from,
                          nsm_size_text(nsm_cfg.max[i], b, sizeof b), max_from, shapes);
@@ -242,9 +251,9 @@ void nsm_debug_state(const nsm_state_t *s)
  * - the wait policy (core/wait.h, shared with the OpenSHMEM face): ranks that outnumber the
  *   CPUs of their machine yield almost at once, since the rank waited for may need the core
  *   (shmem_init, when the program calls it, configures it again for its PEs);
- * - the default lower bounds hold only for communicators with at most 2 ranks on every node
- *   (NSM_OP_MINS).  When MPI_COMM_WORLD has no more, no communicator has: the bounds can then be
- *   checked before any state lookup, so that a small call left to the MPI library costs no
+ * - the default lower bounds depend on the shape (NSM_OP_MINS); no communicator has more ranks
+ *   per node, or nodes, than MPI_COMM_WORLD, so the smallest default of those shapes can be
+ *   checked before any state lookup, and a small call left to the MPI library costs no
  *   attribute lookup. */
 static int nsm_wait_set;
 
@@ -258,15 +267,30 @@ void nsm_scope_node(void)
 {
     if (nsm_cfg.all_off) return;
     MPI_Comm node;
-    int node_size, largest, physical = 1;
-    if (nsm_split_node(MPI_COMM_WORLD, &node, &physical) != MPI_SUCCESS) return;
+    int node_size, node_rank, largest, nodes, machine, cpus;
+    if (nsm_split_node(MPI_COMM_WORLD, &node, NULL) != MPI_SUCCESS) return;
     PMPI_Comm_size(node, &node_size);
+    PMPI_Comm_rank(node, &node_rank);
     PMPI_Comm_free(&node);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    nsm_wait_policy(cpus > 0 && physical > cpus);
+    /* the machine's ranks, not the node's: on 2 emulated hosts x 2 ranks of a 2-core machine
+     * a waiter that spun as if it had a core of its own kept it from the rank it waited for */
+    nodeshm_topology_machine(MPI_COMM_WORLD, &machine, &cpus);
+    nsm_wait_policy(machine > cpus);
     PMPI_Allreduce(&node_size, &largest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    for (int i = 0; i < NSM_OP_COUNT; i++)
-        if (nsm_cfg.min_everywhere[i] || largest <= 2) nsm_cfg.min_pre[i] = nsm_cfg.min[i];
+    int leader = node_rank == 0;
+    PMPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    /* a communicator has at most as many ranks per node, and nodes, as MPI_COMM_WORLD: the
+     * smallest default bound of those shapes holds for all of them */
+    for (int i = 0; i < NSM_OP_COUNT; i++) {
+        if (nsm_cfg.min_everywhere[i]) continue;
+        size_t least = (size_t)-1;
+        for (int per = 1; per <= largest && per <= 5; per++)
+            for (int n = 1; n <= nodes && n <= 2; n++) {
+                size_t m = nsm_op_min_at(i, per, n);
+                if (m < least) least = m;
+            }
+        nsm_cfg.min_pre[i] = least == (size_t)-1 ? 0 : least;
+    }
 }
 
 int MPI_Init(int *argc, char ***argv)

@@ -16,7 +16,7 @@
 #ifndef NODESHM_MPI_LEADERS_H
 #define NODESHM_MPI_LEADERS_H
 
-#include "mpi/nsmpi_config.h" /* NSM_FLAVOR: the MPI library built against */
+#include "mpi/nsmpi.h" /* the state; NSM_FLAVOR: the MPI library built against */
 
 #include <mpi.h>
 #include <stddef.h>
@@ -63,6 +63,33 @@ static inline void nsm_leaders_reduce(void *buf, int count, MPI_Datatype type, M
     MPI_Request req;
     PMPI_Ireduce(send, recv, count, type, op, root, leaders, &req);
     PMPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+/* Up to this many nodes, bcast, gather and scatter move the data between the root and the
+ * other nodes' leaders point to point (on nsm_p2p, the state's tag): one message per other node,
+ * sent or received by the root itself, even when it does not lead its node (its leader then takes
+ * no part in the call).  Measured on 2 emulated hosts x 2 ranks, windows widened, 8 B-1 MiB,
+ * same runs (load 9-18 on 2 cores, so scheduling-bound): through the leaders' collectives a root
+ * that did not lead its node lost at most sizes (MPICH bcast 0.2-0.8x up to 32 KiB, scatter and
+ * reduce 0.2-0.9x; Open MPI gather, scatter, reduce 0.00-0.4x up to 16 KiB): its leader waited for
+ * the root's flag before it sent, or released it after it received, one more handoff between
+ * processes, each up to a time slice when the machine's ranks outnumber its cores.  Point to
+ * point the same root: MPICH bcast 1.1-2.7x at every size, gather 1.1-14x from 128 B, scatter
+ * 1.6-2.4x from 256 B.  A root that leads its node: MPICH bcast 1.1-7x from 16 KiB (leaders'
+ * collective 0.86-1.3x at 16-32 KiB), gather and scatter alike below 8 KiB (both lose there:
+ * the lower bounds in nsmpi_config.h).  Beyond it the library's trees among the leaders. */
+#define NSM_ROOT_DIRECT_NODES 4
+
+/* Whether rank r of comm leads its node (node rank 0). */
+static inline int nsm_is_leader(const nsm_state_t *s, int r)
+{
+    return s->stage_index[r] == s->node_first[s->node_of[r]];
+}
+/* Whether this call's root sends to, or receives from, the other nodes' leaders itself: the
+ * same answer on every rank. */
+static inline int nsm_root_direct(const nsm_state_t *s)
+{
+    return s->n_nodes > 1 && s->n_nodes <= NSM_ROOT_DIRECT_NODES && s->p2p_tag >= 0;
 }
 
 #endif

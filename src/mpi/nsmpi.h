@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 typedef struct nsm_state {
     MPI_Comm comm;
@@ -48,8 +49,8 @@ typedef struct nsm_state {
      * shape (nsm_op_max_at), those of the ops with the largest buffers scaled down while the
      * window would exceed NODESHM_MPI_WINDOW_MAX (nsmpi.c); the same on every rank. */
     size_t max[NSM_OP_COUNT];
-    /* Their lower bounds here: a set NODESHM_MPI_<OP>_MIN, or the default where every node has
-     * at most 2 of the ranks (NSM_OP_MINS), else 0; the same on every rank. */
+    /* Their lower bounds here: a set NODESHM_MPI_<OP>_MIN, or the default of its shape
+     * (NSM_OP_MINS, nsm_op_min_at); the same on every rank. */
     size_t min[NSM_OP_COUNT];
     /* alltoallv: calls still to hand straight to the MPI library since the last vote found a
      * block too big, and how many the next too-big vote skips (alltoall.c; the same on every
@@ -58,6 +59,24 @@ typedef struct nsm_state {
     struct nsm_state *next;        /* all live states, for MPI_Finalize */
 } nsm_state_t;
 
+/* Whether every node's ranks are consecutive in rank order, nodes in order (stage index = rank):
+ * a stage of blocks is then laid out as a rank-ordered buffer of them (gather, scatter). */
+static inline int nsm_nodes_in_order(const nsm_state_t *s)
+{
+    for (int r = 0; r < s->size; r++)
+        if (s->stage_index[r] != r) return 0;
+    return 1;
+}
+/* n requests for point-to-point traffic of `call` (ends the job when there is no memory). */
+static inline MPI_Request *nsm_requests(int n, const char *call)
+{
+    MPI_Request *req = malloc(sizeof *req * (size_t)(n > 0 ? n : 1));
+    if (!req) {
+        fprintf(stderr, "nodeshm_mpi: %s: out of memory for %d requests\n", call, n);
+        nodeshm_abort_job(1);
+    }
+    return req;
+}
 /* Collective over comm at first call; NULL when comm gets no acceleration (intercomm, size 1,
  * not initialized...). */
 nsm_state_t *nsm_get_state(MPI_Comm comm);

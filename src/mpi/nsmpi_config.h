@@ -65,17 +65,28 @@
  * earlier defaults: it wins 1.3-8x in lockstep, but a real code whose ranks arrive at different
  * times (LAMMPS PPPM, 4 ranks) got slower with it accelerated (issue 15).
  *
- * Several nodes: the column keeps the earlier defaults (measured on one node at 2 ranks) but for
- * gather, measured on 8 ranks in pseudo-nodes of 2 and 4 (NODESHM_PES_PER_NODE; 3 runs): MPICH
- * 1.5-4x from 2 KiB to 1 MiB per rank (0.94-0.95x at 128 B-1 KiB in pseudo-nodes of 2), Open MPI
- * 1.0-1.6x from 4 KiB to 512 KiB (0.85-0.96x at 1 MiB).  The same runs found losses inside the
- * earlier defaults that this table does not fix yet (issue 15): Open MPI in pseudo-nodes of 4
- * at 1-256 B (bcast, gather, scatter, reduce 0.11-0.15x), MPICH bcast 1-256 KiB (0.56-0.98x) and
- * allreduce 8 B-8 KiB (0.74-0.89x) in pseudo-nodes of 2 and 4.  Earlier notes: this VM has slow phases (it seems throttled after heavy use) in which
+ * Several nodes, columns by ranks on the fullest node: bcast, gather, scatter and reduce measured
+ * on 2 emulated hosts x 2 and x 4 ranks (oshrun --hosts 2: MPI's TCP between them) with
+ * bench/mpi_osu.c, windows widened, 8 B-1 MiB, roots 0 and 1, the base and this code in
+ * alternating runs (load 9-29 on 2 cores: scheduling-bound, single runs noisy below 8 KiB):
+ * MPICH, 2 per node: bcast 1.2-25x from 16 KiB, gather 1.2-2.3x from 8 KiB, scatter 1.1-3.9x
+ * from 8 KiB, reduce 1-35x but at 8 KiB (0.97-0.99x); 4 per node: bcast 1.35-7x from 32 KiB,
+ * gather 1.9-3.2x from 4 KiB, scatter 1.6-3.2x from 16 KiB, reduce 1-11x.  Open MPI: bcast
+ * 1.2-11x from 2 KiB (1 KiB 0.78-1.5x), gather 1.3-2.5x from 16 KiB, scatter 1.0-3.4x from
+ * 2 KiB, reduce 1.2-4.6x at 1-8 KiB and 0.5-0.9x at 16-256 KiB.  Below those sizes the
+ * libraries' eager sends pipeline back-to-back calls (MPICH's small scatter took 4 us a call,
+ * ours a TCP round trip and a handoff per node): lower bounds (NSM_OP_MINS).  The old column
+ * (measured on one node at 2 ranks, gather on pseudo-nodes) had bcast, gather, scatter below
+ * 4-16 KiB at 0.0-0.9x and cut off wins above (MPICH bcast 8-25x at 256 KiB-1 MiB).  Pseudo-nodes
+ * get these upper bounds too (8 ranks in pseudo-nodes of 2 and 4 accelerate the seed scenario's
+ * 80,000-byte gather, tests/mpi_op_windows.cmake), but the one-node lower bounds.  5 and more
+ * ranks per node could not be measured here: the 3-4 column's values.
+ * Earlier notes: this VM has slow phases (it seems throttled after heavy use) in which
  * 2-rank runs of the node-aware paths, which need both processes running, lost to the
  * libraries' single-copy and eager paths (Open MPI gather 16 KiB-1 MiB 0.56-0.90x, bcast
  * 32-64 KiB 0.54-0.76x, allgather(v) 16-128 KiB 0.46-0.89x; MPICH gather 32-512 KiB 0.67-0.93x,
- * scatter 64 KiB-1 MiB 0.41-0.62x); none of the runs above had one.
+ * scatter 64 KiB-1 MiB 0.41-0.62x); none of the runs above had one.  Pseudo-nodes (earlier runs,
+ * 8 ranks in pseudo-nodes of 2 and 4): MPICH allreduce 8 B-8 KiB 0.74-0.89x, not fixed here.
  * Alltoall at 2 ranks, re-measured on a quiet machine (bench/mpi_osu.c, 8-128 KiB, 2-3 runs):
  * MPICH 0.71-0.97x at 64 KiB (1.25-1.38x at 32 KiB), Open MPI 0.67-0.96x at 16-64 KiB (1.12-1.17x
  * at 8 KiB): its window there stops at 32 KiB (MPICH) and 8 KiB (Open MPI).  The same runs found
@@ -87,62 +98,78 @@
 #define NSM_K(n) ((size_t)(n) * 1024)
 #define NSM_M(n) ((size_t)(n) * 1024 * 1024)
 #define NSM_OPS(X)                                                                                 \
-    X(BARRIER, barrier, NSM_PPN(0, 0, 0, 0), NSM_PPN(0, 0, 0, 0)) /* no size */                   \
+    X(BARRIER, barrier, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) /* no size */        \
     X(BCAST, bcast, /* message bytes */                                                            \
-      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(128)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(32))) \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)),                        \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)))                        \
     X(GATHER, gather, /* bytes per rank */                                                         \
-      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_M(1)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(256))) \
-    X(GATHERV, gatherv, /* bytes of one rank's block */                                            \
-      NSM_PPN(NSM_K(512), NSM_M(1), 0, NSM_K(32)), NSM_PPN(0, 0, 0, 0))                              \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(512), NSM_K(512), NSM_K(512)),                  \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)))                        \
+    X(GATHERV, gatherv, /* bytes of one rank's block; between nodes: the MPI library */            \
+      NSM_PPN(NSM_K(512), NSM_M(1), 0, NSM_K(32), NSM_K(32), NSM_K(32)), NSM_PPN(0, 0, 0, 0, 0, 0)) \
     X(SCATTER, scatter, /* bytes per rank */                                                       \
-      NSM_PPN(NSM_K(512), NSM_K(512), NSM_K(512), NSM_K(16)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_K(512), NSM_K(16))) \
-    X(SCATTERV, scatterv, /* bytes of one rank's block */                                          \
-      NSM_PPN(NSM_K(512), NSM_K(512), NSM_K(64), NSM_K(16)), NSM_PPN(0, 0, 0, 0))                      \
+      NSM_PPN(NSM_K(512), NSM_K(512), NSM_K(512), NSM_M(1), NSM_K(512), NSM_K(512)),                \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_K(512), NSM_M(1), NSM_M(1), NSM_M(1)))                      \
+    X(SCATTERV, scatterv, /* bytes of one rank's block; between nodes: the MPI library */          \
+      NSM_PPN(NSM_K(512), NSM_K(512), NSM_K(64), NSM_K(16), NSM_K(16), NSM_K(16)), NSM_PPN(0, 0, 0, 0, 0, 0)) \
     X(ALLGATHER, allgather, /* bytes per rank */                                                   \
-      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(8))) \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)),                          \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(8), NSM_K(8), NSM_K(8)))                        \
     X(ALLGATHERV, allgatherv, /* largest block */                                                  \
-      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(8))) \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)),                          \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(8), NSM_K(8), NSM_K(8)))                        \
     X(REDUCE, reduce, /* message bytes */                                                          \
-      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_K(4)), NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(4))) \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)),                          \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(8), NSM_K(8), NSM_K(8)))                        \
     X(ALLREDUCE, allreduce, /* message bytes */                                                    \
-      NSM_PPN(NSM_M(1), NSM_M(1), NSM_K(4), NSM_M(1)), NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_K(512))) \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_K(4), NSM_M(1), NSM_M(1), NSM_M(1)),                          \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_K(512), NSM_K(512), NSM_K(512)))                    \
     X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, /* whole vector */                               \
-      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(256)), NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1))) \
+      NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(256), NSM_K(256), NSM_K(256)),                  \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)))                          \
     X(ALLTOALL, alltoall, /* bytes per rank pair */                                                \
-      NSM_PPN(NSM_K(32), NSM_K(64), NSM_K(64), NSM_K(32)), NSM_PPN(NSM_K(8), NSM_K(64), NSM_K(64), NSM_K(8))) \
+      NSM_PPN(NSM_K(32), NSM_K(64), NSM_K(64), NSM_K(32), NSM_K(32), NSM_K(32)),                    \
+      NSM_PPN(NSM_K(8), NSM_K(64), NSM_K(64), NSM_K(8), NSM_K(8), NSM_K(8)))                        \
     X(ALLTOALLV, alltoallv, /* largest bytes of one rank pair */                                   \
-      NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32)), NSM_PPN(NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8)))
+      NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32)),                    \
+      NSM_PPN(NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8)))
 
-/* X(ID, MPICH default, Open MPI default of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
+/* X(ID, MPICH defaults, Open MPI defaults of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
  * the smallest message accelerated, for ops whose MPI library is faster at small sizes; ops not
  * listed: 0.  Open MPI 5 at 2 ranks (one core each) pipelines back-to-back small rooted calls by
  * eager sends: quiet runs 0.87-1.15x (scatter 1-64 B), 1.03-2.2x (reduce), 1.3-2.5x (bcast,
  * gather); slow phases (see NSM_OPS) 0.68-0.94x (reduce 8-256 B), 0.69-0.92x (bcast 1-8 B,
  * gather 2-8 B), 0.86x (scatter 128 B).  With 4 and 8 ranks on a node they win 1.5-10x from
- * 1 B, so a default MIN applies only to communicators with at most 2 ranks on every node
- * (nsm_state_t.min); one set by NODESHM_MPI_<OP>_MIN applies to all.  Only ops whose message
+ * 1 B, so on one node a default MIN applies only to communicators with at most 2 ranks on every
+ * node; between nodes by shape, as measured (NSM_OPS' notes); pseudo-nodes take the one-node
+ * bounds (nsm_op_min_at).  One set by NODESHM_MPI_<OP>_MIN applies to all.  Rows: NSM_PPN, as
+ * in NSM_OPS.  Only ops whose message
  * size all ranks know can use one (see each op's file); gatherv and scatterv send the blocks
  * below it point to point, which under Open MPI is slower than its own small gatherv
  * (0.4-0.9x), so there they are off (MAX 0) although they win 2-4x at 0.5-16 KiB. */
 #define NSM_OP_MINS(X)                                                                             \
-    X(BCAST, 0, 512)                                                                               \
-    X(GATHER, 0, 512)                                                                              \
-    X(GATHERV, 0, 512)                 /* per block: smaller ones go point to point */            \
-    X(SCATTER, 0, 512)                                                                             \
-    X(SCATTERV, 0, 512)                /* per block: smaller ones go point to point */            \
-    X(ALLGATHER, 0, 0)                                                                             \
-    X(ALLGATHERV, 0, 0)                                                                            \
-    X(REDUCE, 0, 512)
+    X(BCAST, NSM_PPN(0, 0, 0, NSM_K(16), NSM_K(32), NSM_K(32)), NSM_PPN(512, 0, 0, NSM_K(2), NSM_K(2), NSM_K(2))) \
+    X(GATHER, NSM_PPN(0, 0, 0, NSM_K(8), NSM_K(4), NSM_K(4)), NSM_PPN(512, 0, 0, NSM_K(16), NSM_K(16), NSM_K(16))) \
+    X(GATHERV, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 512, 0, 0)) /* per block: smaller ones go point to point */ \
+    X(SCATTER, NSM_PPN(0, 0, 0, NSM_K(8), NSM_K(16), NSM_K(16)), NSM_PPN(512, 0, 0, NSM_K(2), NSM_K(2), NSM_K(2))) \
+    X(SCATTERV, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 512, 0, 0)) /* per block: smaller ones go point to point */ \
+    X(ALLGATHER, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0))                             \
+    X(ALLGATHERV, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0))                            \
+    X(REDUCE, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, NSM_K(1), NSM_K(1), NSM_K(1)))
 
 /* A row's defaults by communicator shape (NSM_SHAPES columns, nsm_shape): on one node with at
- * most 2, 3-4, and 5 or more ranks; and over several nodes.  NSM_AT(k, t) picks column k. */
-#define NSM_SHAPES 4
-#define NSM_PPN(two, four, eight, nodes) (two, four, eight, nodes)
+ * most 2, 3-4, and 5 or more ranks; and over several nodes with at most 2, 3-4, and 5 or more
+ * ranks on the fullest node.  NSM_AT(k, t) picks column k. */
+#define NSM_SHAPES 6
+#define NSM_PPN(two, four, eight, nodes_two, nodes_four, nodes_eight)                              \
+    (two, four, eight, nodes_two, nodes_four, nodes_eight)
 #define NSM_AT(k, t) NSM_AT_##k t
-#define NSM_AT_0(a, b, c, d) (a)
-#define NSM_AT_1(a, b, c, d) (b)
-#define NSM_AT_2(a, b, c, d) (c)
-#define NSM_AT_3(a, b, c, d) (d)
+#define NSM_AT_0(a, b, c, d, e, f) (a)
+#define NSM_AT_1(a, b, c, d, e, f) (b)
+#define NSM_AT_2(a, b, c, d, e, f) (c)
+#define NSM_AT_3(a, b, c, d, e, f) (d)
+#define NSM_AT_4(a, b, c, d, e, f) (e)
+#define NSM_AT_5(a, b, c, d, e, f) (f)
 
 enum {
 #define NSM_OP_ID(id, name, mpich, ompi) NSM_OP_##id,
@@ -157,13 +184,13 @@ typedef struct nsm_config {
                                * any shape: the bound checked before the state lookup */
     int max_set[NSM_OP_COUNT];                 /* NODESHM_MPI_<OP>_MAX given: on every shape */
     size_t max_shape[NSM_OP_COUNT][NSM_SHAPES]; /* the defaults by ranks per node (NSM_OPS) */
-    size_t min[NSM_OP_COUNT]; /* NODESHM_MPI_<OP>_MIN (NSM_OP_MINS) */
-    int min_everywhere[NSM_OP_COUNT]; /* 1: set, so for every communicator; 0: the default, for
-                                       * communicators with at most 2 ranks on every node */
+    size_t min[NSM_OP_COUNT]; /* NODESHM_MPI_<OP>_MIN when set; else the largest default */
+    int min_everywhere[NSM_OP_COUNT]; /* 1: set, so for every communicator; 0: by shape */
+    size_t min_shape[NSM_OP_COUNT][NSM_SHAPES]; /* the defaults by shape (NSM_OP_MINS) */
     size_t min_pre[NSM_OP_COUNT];     /* the bound checked before a communicator's state is
-                                       * looked up: min where it holds for every communicator of
-                                       * the job (set, or MPI_COMM_WORLD has at most 2 ranks on
-                                       * every node, nsm_scope_node), else 0 */
+                                       * looked up: the one set, else the smallest default of
+                                       * the shapes MPI_COMM_WORLD's communicators can have
+                                       * (nsm_scope_node; 0 until it ran) */
     int all_off;
     size_t stage_max;
     size_t window_max;  /* NODESHM_MPI_WINDOW_MAX: a communicator's buffer banks, per node */
@@ -190,10 +217,10 @@ void nsm_debug_state(const struct nsm_state *s);
 size_t nsm_a2av_stride(const struct nsm_state *s);
 
 /* The column of NSM_OPS for a communicator of n_nodes nodes whose fullest node holds `per_node`
- * of its ranks: one node: 0 for up to 2 ranks, 1 for 3-4, 2 for 5 and more; several: 3. */
+ * of its ranks: 0 for up to 2 ranks, 1 for 3-4, 2 for 5 and more; 3 more on several nodes. */
 static inline int nsm_shape(int per_node, int n_nodes)
 {
-    return n_nodes > 1 ? 3 : per_node <= 2 ? 0 : per_node <= 4 ? 1 : 2;
+    return (n_nodes > 1 ? 3 : 0) + (per_node <= 2 ? 0 : per_node <= 4 ? 1 : 2);
 }
 /* An op's threshold on such a communicator, before NODESHM_MPI_WINDOW_MAX: the one set, else the
  * shape's default; 0 when the op is off. */
@@ -202,6 +229,14 @@ static inline size_t nsm_op_max_at(int op, int per_node, int n_nodes)
     return nsm_cfg.off[op]       ? 0
            : nsm_cfg.max_set[op] ? nsm_cfg.max[op]
                                  : nsm_cfg.max_shape[op][nsm_shape(per_node, n_nodes)];
+}
+/* An op's lower bound on such a communicator: the one set, else the shape's default; between
+ * pseudo-nodes (NODESHM_PES_PER_NODE) the one-node bounds, since the several-node ones race the
+ * library's network path, which pseudo-nodes do not have. */
+static inline size_t nsm_op_min_at(int op, int per_node, int n_nodes)
+{
+    return nsm_cfg.min_everywhere[op] ? nsm_cfg.min[op]
+                                      : nsm_cfg.min_shape[op][nsm_shape(per_node, nsm_cfg.pes_per_node ? 1 : n_nodes)];
 }
 /* An op's threshold before the state lookup (the largest of any shape), or 0 when it is switched
  * off: the one test every op makes first.  After it, the communicator's own (nsm_state_t.max)

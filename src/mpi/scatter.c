@@ -2,7 +2,9 @@
  * that peer's slot and raises its own arrive flag once; peers copy their block out.  Between
  * nodes (Scatter) the root packs all blocks into its leader's stage (node by node), the root's
  * leader PMPI_Scatterv's the node blocks to the other leaders' stages (one message per node) and
- * every leader releases its node, whose ranks copy their block out of the stage.
+ * every leader releases its node, whose ranks copy their block out of the stage (up to
+ * NSM_ROOT_DIRECT_NODES nodes the root sends the node blocks to the other leaders itself:
+ * leaders.h).
  *
  * Scatter: the block size is agreed by MPI (root's sendcount/sendtype = everyone's
  * recvcount/recvtype), so every rank takes the same path.
@@ -29,6 +31,7 @@
  * 8 KiB nodeshm is 1.3-1.8x faster with MPICH but 0.5-0.9x of Open MPI's single-copy path at 2
  * ranks.  Scatterv measures alike. */
 #include "mpi/nsmpi.h"
+#include "mpi/leaders.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,18 +109,44 @@ static int scatter_nodes(nsm_state_t *s, const void *sendbuf, const blocks_t *g,
                          void *recvbuf, int recvcount, MPI_Datatype recvtype, size_t b, int root,
                          MPI_Comm comm)
 {
-    /* the root and the leaders write the stage; the others only read */
-    uint64_t seq = s->rank == root || s->node_rank == 0 ? nsm_begin(s, NSM_OP_SCATTER) : nsm_begin_reader(s, NSM_OP_SCATTER);
     int root_node = s->node_of[root];
     int root_here = root_node == s->my_node;
+    /* the root and the other nodes' leaders write the stage; the others only read */
+    int writes = s->rank == root || (s->node_rank == 0 && !root_here);
+    uint64_t seq = writes ? nsm_begin(s, NSM_OP_SCATTER) : nsm_begin_reader(s, NSM_OP_SCATTER);
+    /* the root sends the other nodes' blocks to their leaders itself (leaders.h) */
+    int p2p = nsm_root_direct(s);
+    /* the root sends them straight from sendbuf when that is laid out as the stage is (dense
+     * blocks, nodes in rank order): it stages its own node's only */
+    int direct = s->rank == root && (p2p || s->node_rank == 0) && nsm_is_dense(sendtype) && nsm_nodes_in_order(s);
     if (s->rank == root) {
-        for (int r = 0; r < s->size; r++)
+        /* direct: nodes in rank order, so the root's node is ranks first..last-1 */
+        int first = direct ? s->node_first[root_node] : 0;
+        int last = direct ? first + s->node_count[root_node] : s->size;
+        for (int r = first; r < last; r++) {
             if (r != root)
                 nsm_pack(s->area.cur.stage + (size_t)s->stage_index[r] * b, b, blk_at(sendbuf, g, r), g->count,
                          sendtype, comm);
+        }
         nodeshm_flags_arrive(&s->area.flags, seq);
+        if (p2p) {
+            MPI_Request *req = nsm_requests(s->n_nodes, "MPI_Scatter");
+            int n = 0;
+            for (int r = 0; r < s->size; r++) {
+                int k = s->node_of[r];
+                if (nsm_is_leader(s, r) && k != root_node)
+                    PMPI_Isend((direct ? (const char *)sendbuf : s->area.cur.stage) + (size_t)s->node_first[k] * b,
+                               s->node_count[k] * (int)b, MPI_BYTE, s->p2p_rank[r], s->p2p_tag, nsm_p2p, &req[n++]);
+            }
+            PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+            free(req);
+        }
     }
-    if (s->node_rank == 0) {
+    if (s->node_rank == 0 && p2p && !root_here) {
+        PMPI_Recv(s->area.cur.stage + (size_t)s->node_first[s->my_node] * b, s->node_count[s->my_node] * (int)b,
+                  MPI_BYTE, s->p2p_rank[root], s->p2p_tag, nsm_p2p, MPI_STATUS_IGNORE);
+        nodeshm_flags_release(&s->area.flags, seq);
+    } else if (s->node_rank == 0 && !p2p) {
         if (root_here && s->rank != root)
             nodeshm_flags_wait_arrive(&s->area.flags, s->stage_index[root] - s->node_first[root_node], seq);
         int *cnt = NULL, *dsp = NULL;
@@ -133,12 +162,17 @@ static int scatter_nodes(nsm_state_t *s, const void *sendbuf, const blocks_t *g,
             }
         }
         char *mine = s->area.cur.stage + (size_t)s->node_first[s->my_node] * b;
-        PMPI_Scatterv(s->area.cur.stage, cnt, dsp, MPI_BYTE, root_here ? MPI_IN_PLACE : mine,
+        PMPI_Scatterv(direct ? sendbuf : s->area.cur.stage, cnt, dsp, MPI_BYTE, root_here ? MPI_IN_PLACE : mine,
                       s->node_count[s->my_node] * (int)b, MPI_BYTE, root_node, s->leaders);
         free(cnt);
         nodeshm_flags_release(&s->area.flags, seq);
     } else if (s->rank != root) {
-        nodeshm_flags_wait_release(&s->area.flags, seq);
+        /* on the root's node the blocks are in the stage once the root has arrived: no wait for
+         * the leaders' call */
+        if (root_here)
+            nodeshm_flags_wait_arrive(&s->area.flags, s->stage_index[root] - s->node_first[root_node], seq);
+        else
+            nodeshm_flags_wait_release(&s->area.flags, seq);
     }
     if (s->rank != root)
         nsm_unpack(recvbuf, recvcount, recvtype, s->area.cur.stage + (size_t)s->stage_index[s->rank] * b, b, comm);

@@ -40,7 +40,8 @@ static long nsm_counter;
 /* ---------------------------------------------------------------- point to point
  *
  * gatherv and scatterv on one node send the blocks outside their window point to point, on a
- * communicator private to the interposer.  One for all states (a duplicate of MPI_COMM_WORLD,
+ * communicator private to the interposer, and so does, between nodes, the root of bcast, gather
+ * or scatter (leaders.h).  One for all states (a duplicate of MPI_COMM_WORLD,
  * made at MPI_Init), not one per state (a context id each): a state's messages carry its own
  * tag, which no other live state holds on any rank of it, so blocks of two communicators
  * running at once in two threads never match each other's receives. */
@@ -54,7 +55,8 @@ static unsigned char nsm_tag_used[NSM_TAGS / 8]; /* held by a live state of this
 void nsm_setup_p2p(void)
 {
     if (nsm_p2p != MPI_COMM_NULL || nsm_cfg.all_off ||
-        (!nsm_op_max(NSM_OP_GATHERV) && !nsm_op_max(NSM_OP_SCATTERV) && !nsm_op_max(NSM_OP_ALLTOALLV)))
+        (!nsm_op_max(NSM_OP_GATHERV) && !nsm_op_max(NSM_OP_SCATTERV) && !nsm_op_max(NSM_OP_ALLTOALLV) &&
+         !nsm_op_max(NSM_OP_BCAST) && !nsm_op_max(NSM_OP_GATHER) && !nsm_op_max(NSM_OP_SCATTER)))
         return;
     int *ub, flag;
     PMPI_Comm_dup(MPI_COMM_WORLD, &nsm_p2p);
@@ -278,7 +280,7 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
     PMPI_Allgather(&leader, 1, MPI_INT, s->node_of, 1, MPI_INT, comm);
     s->active = nsm_set_shape(s, leaders) && s->max_node_size > 1;
     for (int i = 0; i < NSM_OP_COUNT; i++)
-        s->min[i] = nsm_cfg.min_everywhere[i] || s->max_node_size <= 2 ? nsm_cfg.min[i] : 0;
+        s->min[i] = nsm_op_min_at(i, s->max_node_size, s->n_nodes);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     nsm_wait_policy(cpus > 0 && physical_size > cpus);
 
@@ -296,10 +298,11 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
                 fprintf(stderr, "nodeshm_mpi: node-shared memory for a communicator of %d ranks: %s; its "
                         "collectives go to the MPI library\n", s->size, why);
         }
-        /* One node: a tag for the point-to-point blocks of gatherv, scatterv and alltoallv */
+        /* One node: a tag for the point-to-point blocks of gatherv, scatterv and alltoallv;
+         * several: for the root of bcast, gather, scatter (leaders.h, nsm_root_direct) */
         int mine = nsm_tags;
-        if (s->n_nodes == 1 && nsm_p2p != MPI_COMM_NULL &&
-            (s->max[NSM_OP_GATHERV] || s->max[NSM_OP_SCATTERV] || s->max[NSM_OP_ALLTOALLV])) {
+        if (nsm_p2p != MPI_COMM_NULL &&
+            (s->n_nodes > 1 || s->max[NSM_OP_GATHERV] || s->max[NSM_OP_SCATTERV] || s->max[NSM_OP_ALLTOALLV])) {
             if (!(s->p2p_rank = malloc(sizeof(int) * (size_t)s->size))) nsm_no_memory(s);
             if (nsm_ranks_of(comm, nsm_p2p_group, s->size, s->p2p_rank)) mine = nsm_tag_hold(0);
         }
