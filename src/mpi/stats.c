@@ -114,7 +114,7 @@ void nsm_stats_why(int why)
 int nsm_why_window(int op, MPI_Comm comm, const nsm_state_t *s, int looked, long long bytes, int hint)
 {
     if (nsm_cfg.all_off || nsm_cfg.off[op]) return NSM_WHY_DISABLED;
-    if (op != NSM_OP_BARRIER && !nsm_cfg.max[op]) return NSM_WHY_ABOVE_MAX; /* barrier has no size */
+    if (op != NSM_OP_BARRIER && op != NSM_OP_IBARRIER && !nsm_cfg.max[op]) return NSM_WHY_ABOVE_MAX; /* no size */
     if (!looked) {
         if (bytes > (long long)nsm_cfg.max[op]) return NSM_WHY_ABOVE_MAX;
         if (bytes > 0 && (size_t)bytes < nsm_op_min(op)) return NSM_WHY_BELOW_MIN;
