@@ -343,6 +343,18 @@ static void bad_args(void)
     exit(2);
 }
 
+/* A time in us on the command line (0 to 1 s), in ns. */
+static long ns_arg(const char *opt, const char *arg, const char *what, int rank)
+{
+    char *end;
+    double us = strtod(arg, &end);
+    if (*end || !(us >= 0 && us <= 1e6)) {
+        if (rank == 0) fprintf(stderr, "mpi_osu: %s %s: expected %s in us, 0 to 1000000\n", opt, arg, what);
+        bad_args();
+    }
+    return (long)(us * 1000);
+}
+
 static void usage(int rank)
 {
     if (rank == 0)
@@ -376,25 +388,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-i") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(a, "-x") && i + 1 < argc) warmup = atoi(argv[++i]);
         else if (!strcmp(a, "-r") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(a, "-d") && i + 1 < argc) {
-            char *end;
-            double us = strtod(argv[++i], &end);
-            if (*end || !(us >= 0 && us <= 1e6)) {
-                if (rank == 0) fprintf(stderr, "mpi_osu: -d %s: expected a delay in us, 0 to 1000000\n", argv[i]);
-                bad_args();
-            }
-            delay_max_ns = (long)(us * 1000);
-        }
+        else if (!strcmp(a, "-d") && i + 1 < argc) delay_max_ns = ns_arg("-d", argv[++i], "a delay", rank);
         else if (!strcmp(a, "-o") && i + 1 < argc) only = argv[++i];
-        else if (!strcmp(a, "-c") && i + 1 < argc) {
-            char *end;
-            double us = strtod(argv[++i], &end);
-            if (*end || !(us >= 0 && us <= 1e6)) {
-                if (rank == 0) fprintf(stderr, "mpi_osu: -c %s: expected a compute time in us, 0 to 1000000\n", argv[i]);
-                bad_args();
-            }
-            overlap_ns = (long)(us * 1000);
-        }
+        else if (!strcmp(a, "-c") && i + 1 < argc) overlap_ns = ns_arg("-c", argv[++i], "a compute time", rank);
         else if (!strcmp(a, "-f")) full = 1;
         else if (!strcmp(a, "--csv")) csv = 1;
         else if (!strcmp(a, "--cold")) {

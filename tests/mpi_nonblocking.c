@@ -380,13 +380,16 @@ int main(int argc, char **argv)
         CHECK(b == (long)wsize * (wsize + 1) / 2, "iallreduce before a blocking allreduce: %ld", b);
         CHECK(c2 == wsize, "blocking allreduce after non-blocking ones: %ld", c2);
     }
-    /* MPI_Comm_free with one outstanding */
+    /* MPI_Comm_free with one outstanding (where the interposer runs it: Open MPI 5's own
+     * Ibarrier crashes in MPI_Wait when its communicator was freed meanwhile) */
     {
         MPI_Request q;
+        int ours = expect_accel && one_node[1];
         MPI_Ibarrier(comm[1], &q);
-        want[0] += expect_accel && one_node[1];
+        want[0] += ours;
+        if (!ours) MPI_Wait(&q, MPI_STATUS_IGNORE);
         MPI_Comm_free(&comm[1]);
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        if (ours) MPI_Wait(&q, MPI_STATUS_IGNORE);
     }
 
     long moved[NOPS];

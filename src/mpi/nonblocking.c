@@ -219,8 +219,9 @@ int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
 
 /* ---------------------------------------------------------------- MPI_Iallreduce */
 
-/* my contribution into my slot; once all are there, every rank reduces them all itself */
-static int allreduce_publish(nodeshm_nb_t *nb)
+/* my contribution into my slot; once all are there, every rank (Ireduce: the root) reduces
+ * them all itself */
+static int reduction_publish(nodeshm_nb_t *nb)
 {
     nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
     memcpy(nodeshm_nb_slot(nb, nsm_nb_me(nb)), o->in_place ? o->recvbuf : o->sendbuf, o->bytes);
@@ -253,29 +254,41 @@ long long nsm_nb_reduction_bytes(int count, MPI_Datatype type, MPI_Op op)
     return (long long)count * extent;
 }
 
-NSM_BODY int accelerated_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                                    MPI_Comm comm, MPI_Request *request)
+int nsm_nb_reduction(int id, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                     int root, MPI_Comm comm, MPI_Request *request)
 {
     long long bytes = nsm_nb_reduction_bytes(count, type, op);
-    nsm_state_t *s = nsm_nb_state(NSM_OP_IALLREDUCE, comm, bytes);
-    if (!s || bytes < 0 || (size_t)bytes > s->max[NSM_OP_IALLREDUCE] || !nsm_nb_fits(s, (size_t)bytes, 0)) {
-        if (s) NSM_HAND(NSM_OP_IALLREDUCE, comm, s, 1, bytes, !nsm_op_ok(op) ? NSM_WHY_OP : bytes < 0 ? NSM_WHY_DATATYPE : NSM_WHY_STAGE);
-        return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
+    nsm_state_t *s = nsm_nb_state(id, comm, bytes);
+    int bad_root = id == NSM_OP_IREDUCE && s && (root < 0 || root >= s->size);
+    if (!s || bytes < 0 || bad_root || (size_t)bytes > s->max[id] || !nsm_nb_fits(s, (size_t)bytes, 0)) {
+        if (s)
+            NSM_HAND(id, comm, s, 1, bytes,
+                     !nsm_op_ok(op) ? NSM_WHY_OP : bytes < 0 ? NSM_WHY_DATATYPE : bad_root ? NSM_WHY_ARGS : NSM_WHY_STAGE);
+        return NSM_HANDED_OVER;
     }
     if (count == 0) {
         NSM_WHY(NSM_WHY_EMPTY);
         return nsm_nb_empty(request);
     }
-    nsm_nb_op_t *o = nsm_nb_new(s, allreduce_publish, allreduce_complete, request);
+    nsm_nb_op_t *o = nsm_nb_new(s, reduction_publish, id == NSM_OP_IREDUCE ? nsm_nb_reduce_complete : allreduce_complete,
+                                request);
     o->sendbuf = sendbuf;
     o->recvbuf = recvbuf;
-    o->in_place = sendbuf == MPI_IN_PLACE;
+    o->in_place = sendbuf == MPI_IN_PLACE && (id == NSM_OP_IALLREDUCE || s->rank == root);
     o->rcount = count;
     o->rtype = type;
     o->op = op;
+    o->root_nr = root;
     o->bytes = (size_t)bytes;
-    nsm_nb_go(o, NSM_OP_IALLREDUCE, 1, (size_t)bytes);
+    nsm_nb_go(o, id, 1, (size_t)bytes);
     return MPI_SUCCESS;
+}
+
+NSM_BODY int accelerated_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                    MPI_Comm comm, MPI_Request *request)
+{
+    int rc = nsm_nb_reduction(NSM_OP_IALLREDUCE, sendbuf, recvbuf, count, type, op, -1, comm, request);
+    return rc != NSM_HANDED_OVER ? rc : PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
 }
 
 NSM_STATS_TWIN(Iallreduce, NSM_OP_IALLREDUCE,

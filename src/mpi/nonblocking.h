@@ -51,6 +51,12 @@ static inline int nsm_nb_fits(const nsm_state_t *s, size_t bytes, int result)
 long long nsm_nb_reduction_bytes(int count, MPI_Datatype type, MPI_Op op);
 /* dst = slot 0 op slot 1 op ... in node rank order (the same bits on every rank that calls it). */
 void nsm_nb_reduce_slots(const nodeshm_nb_t *nb, void *dst);
+/* Iallreduce (root -1) or Ireduce (id NSM_OP_I...): started, or NSM_HANDED_OVER (the caller
+ * hands it to the MPI library). */
+int nsm_nb_reduction(int id, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                     int root, MPI_Comm comm, MPI_Request *request);
+/* Ireduce's complete step (nonblocking_rooted.c): the root reduces once all slots are there. */
+int nsm_nb_reduce_complete(nodeshm_nb_t *nb);
 /* A request complete at once (nothing to move, on every rank). */
 int nsm_nb_empty(MPI_Request *request);
 

@@ -37,17 +37,10 @@ static char *nb_block(void *buf, int r, int count, MPI_Aint extent)
 
 /* ---------------------------------------------------------------- MPI_Ireduce */
 
-static int reduce_publish(nodeshm_nb_t *nb)
+int nsm_nb_reduce_complete(nodeshm_nb_t *nb)
 {
     nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
-    memcpy(nodeshm_nb_slot(nb, nsm_nb_me(nb)), o->in_place ? o->recvbuf : o->sendbuf, o->bytes);
-    nodeshm_flags_arrive(&nb->lane->area->flags, nb->seq);
-    return 1;
-}
-static int reduce_complete(nodeshm_nb_t *nb)
-{
-    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
-    if (nsm_nb_me(nb) != o->root_nr) return 1;
+    if (nsm_nb_me(nb) != o->root_nr) return 1; /* a sender: done once its slot is filled */
     if (!nodeshm_nb_all_arrived(nb)) return 0;
     nsm_nb_reduce_slots(nb, o->recvbuf);
     return 1;
@@ -56,24 +49,8 @@ static int reduce_complete(nodeshm_nb_t *nb)
 NSM_BODY int accelerated_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                                  int root, MPI_Comm comm, MPI_Request *request)
 {
-    long long bytes = nsm_nb_reduction_bytes(count, type, op);
-    nsm_state_t *s = nb_rooted_state(NSM_OP_IREDUCE, comm, bytes, root, 1);
-    if (!s) return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
-    if (count == 0) {
-        NSM_WHY(NSM_WHY_EMPTY);
-        return nsm_nb_empty(request);
-    }
-    nsm_nb_op_t *o = nsm_nb_new(s, reduce_publish, reduce_complete, request);
-    o->sendbuf = sendbuf;
-    o->recvbuf = recvbuf;
-    o->in_place = s->rank == root && sendbuf == MPI_IN_PLACE;
-    o->rcount = count;
-    o->rtype = type;
-    o->op = op;
-    o->root_nr = root;
-    o->bytes = (size_t)bytes;
-    nsm_nb_go(o, NSM_OP_IREDUCE, 1, (size_t)bytes);
-    return MPI_SUCCESS;
+    int rc = nsm_nb_reduction(NSM_OP_IREDUCE, sendbuf, recvbuf, count, type, op, root, comm, request);
+    return rc != NSM_HANDED_OVER ? rc : PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
 }
 
 NSM_STATS_TWIN(Ireduce, NSM_OP_IREDUCE,
@@ -274,8 +251,8 @@ int MPI_Iscatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_
  * Counts the call ignores here go in as 0 (a non-root's of Igather, Iscatter's root's receive
  * count beside MPI_IN_PLACE...); a significant one above INT_MAX is a block of >= 2^31 bytes,
  * above every window, so every rank hands the call over (bigcount.c). */
-static int nb_fits_int(MPI_Count c) { return c >= INT_MIN && c <= INT_MAX; }
-static int nb_is_root(MPI_Comm comm, int root)
+static __attribute__((unused)) int nb_fits_int(MPI_Count c) { return c >= INT_MIN && c <= INT_MAX; }
+static __attribute__((unused)) int nb_is_root(MPI_Comm comm, int root)
 {
     int rank = -1;
     return PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == root;

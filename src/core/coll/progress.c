@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 long nodeshm_nb_outstanding;
+unsigned long nodeshm_nb_completions;
 static pthread_mutex_t nb_lock = PTHREAD_MUTEX_INITIALIZER;
 static nodeshm_nb_lane_t *nb_active; /* lanes with outstanding ops */
 
@@ -46,6 +47,7 @@ static void nb_lane_pass(nodeshm_nb_lane_t *lane)
         if (op->published && !op->completed && op->complete(op)) {
             op->completed = 1;
             op->finished(op);
+            __atomic_fetch_add(&nodeshm_nb_completions, 1, __ATOMIC_RELAXED);
         }
     }
     uint64_t done = 0;

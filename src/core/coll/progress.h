@@ -57,8 +57,10 @@ struct nodeshm_nb_lane {
     long pending;                   /* ops in the lane */
 };
 
-/* Ops outstanding in the process (a relaxed read: 0 means a wait has nothing of ours to drive). */
+/* Ops outstanding in the process (a relaxed read: 0 means a wait has nothing of ours to drive),
+ * and ops completed so far (a waiter asks its MPI library again when this moves). */
 extern long nodeshm_nb_outstanding;
+extern unsigned long nodeshm_nb_completions;
 static inline int nodeshm_nb_any(void) { return __atomic_load_n(&nodeshm_nb_outstanding, __ATOMIC_RELAXED) != 0; }
 
 /* Starts op (its steps and `writes` set by the caller) on lane: takes the next sequence number
