@@ -30,8 +30,9 @@
  * so a call either found its peers running or waited for a time slice, in both columns):
  *   MPICH's own non-blocking collectives take 25-1000 us (they progress in MPI_Wait only, in
  *   several rounds); ours 0.4-10 us when the peers run.  4 and 8 ranks: 1.2-370x for every op and
- *   size; 2 ranks: 2-380x in one run, 0.3-0.9x at some sizes in another (ibarrier, iallreduce
- *   8-512 B, ibcast from 16 KiB).  Window 64 KiB on one node (above it not measured enough).
+ *   size; 2 ranks: 1.5-380x for ireduce, igather, iscatter, iallgather, iallreduce from 1 KiB,
+ *   0.3-0.9x for ibarrier, iallreduce 8-512 B, ibcast from 16 KiB (the last two 15-230x in an
+ *   earlier run, before a fix to the wait loop; ibarrier 0.11x there too: left on, unconfirmed).  Window 64 KiB on one node (above it not measured enough).
  *   Open MPI's take 0.4-10 us here: 2 ranks 1.0-2.7x at 64 B-16 KiB, ibcast 0.58x and igather
  *   0.49-0.73x at 32-64 KiB, 0.2-0.74x at 8 B (the first size of each row: a warm-up effect not
  *   looked into); 4 ranks 1.0-140x at 64 B-64 KiB.  Window 16 KiB on one node. */
