@@ -18,7 +18,9 @@
  * -R r: the root of bcast, gather(v), scatter(v) and reduce (default 0); their rows are then
  * tests <op>_root<r>.
  *
- * Usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-d us] [-R root] [-f] [--csv] [-o op,op...]
+ * -c C: the compute between start and wait of the non-blocking *_ovl rows (us; 10 by default).
+ *
+ * Usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-d us] [-c us] [-R root] [-f] [--csv] [-o op,op...]
  * NODESHM_BENCH_QUICK=1: tiny sizes and few iterations (the test suite). */
 #include "nodeshm.h"
 
@@ -156,30 +158,123 @@ static void run_alltoallv_sparse(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
          : MPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm);
 }
 
+/* ---- non-blocking forms: start, then wait at once (latency), or with overlap_ns of compute
+ * between (the _ovl rows: the time shown is the loop's minus that compute, what the collective
+ * adds to it; a collective that progressed meanwhile adds little) */
+static long overlap_ns = 10000;
+static void compute(long ns);
+
+static void nb_wait(int pmpi, MPI_Request *r, int ovl)
+{
+    if (ovl) compute(overlap_ns);
+    pmpi ? PMPI_Wait(r, MPI_STATUS_IGNORE) : MPI_Wait(r, MPI_STATUS_IGNORE);
+}
+
+static void ibarrier(int pmpi, MPI_Comm comm, int ovl)
+{
+    MPI_Request r;
+    pmpi ? PMPI_Ibarrier(comm, &r) : MPI_Ibarrier(comm, &r);
+    nb_wait(pmpi, &r, ovl);
+}
+
+static void ibcast(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
+{
+    MPI_Request r;
+    pmpi ? PMPI_Ibcast(b->send, bytes, MPI_BYTE, 0, comm, &r) : MPI_Ibcast(b->send, bytes, MPI_BYTE, 0, comm, &r);
+    nb_wait(pmpi, &r, ovl);
+}
+
+static void iallreduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
+{
+    MPI_Request r;
+    int n = bytes / 8;
+    pmpi ? PMPI_Iallreduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm, &r)
+         : MPI_Iallreduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm, &r);
+    nb_wait(pmpi, &r, ovl);
+}
+
+static void ireduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
+{
+    MPI_Request r;
+    int n = bytes / 8;
+    pmpi ? PMPI_Ireduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, 0, comm, &r)
+         : MPI_Ireduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, 0, comm, &r);
+    nb_wait(pmpi, &r, ovl);
+}
+
+static void igather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
+{
+    MPI_Request r;
+    pmpi ? PMPI_Igather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm, &r)
+         : MPI_Igather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm, &r);
+    nb_wait(pmpi, &r, ovl);
+}
+
+static void iscatter(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
+{
+    MPI_Request r;
+    pmpi ? PMPI_Iscatter(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm, &r)
+         : MPI_Iscatter(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm, &r);
+    nb_wait(pmpi, &r, ovl);
+}
+
+static void iallgather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
+{
+    MPI_Request r;
+    pmpi ? PMPI_Iallgather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm, &r)
+         : MPI_Iallgather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm, &r);
+    nb_wait(pmpi, &r, ovl);
+}
+
+static void run_ireduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ireduce(pmpi, b, bytes, comm, 0); }
+static void run_igather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { igather(pmpi, b, bytes, comm, 0); }
+static void run_iscatter(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iscatter(pmpi, b, bytes, comm, 0); }
+static void run_iallgather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iallgather(pmpi, b, bytes, comm, 0); }
+static void run_iallgather_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iallgather(pmpi, b, bytes, comm, 1); }
+
+static void run_ibarrier(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { (void)b, (void)bytes, ibarrier(pmpi, comm, 0); }
+static void run_ibarrier_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { (void)b, (void)bytes, ibarrier(pmpi, comm, 1); }
+static void run_ibcast(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ibcast(pmpi, b, bytes, comm, 0); }
+static void run_ibcast_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ibcast(pmpi, b, bytes, comm, 1); }
+static void run_iallreduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iallreduce(pmpi, b, bytes, comm, 0); }
+static void run_iallreduce_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iallreduce(pmpi, b, bytes, comm, 1); }
+
 typedef struct op_desc {
     const char *name;
     op_fn fn;
     int sized;      /* 0: barrier */
     int min_bytes;  /* e.g. 8 for double reductions */
+    int overlap;    /* computes overlap_ns per call between start and wait */
 } op_desc_t;
 
 static const op_desc_t ops[] = {
-    {"barrier", run_barrier, 0, 0},
-    {"bcast", run_bcast, 1, 1},
-    {"gather", run_gather, 1, 1},
+    {"barrier", run_barrier, 0, 0, 0},
+    {"bcast", run_bcast, 1, 1, 0},
+    {"gather", run_gather, 1, 1, 0},
     /* gather/scatter family rows */
-    {"gatherv", run_gatherv, 1, 1},
-    {"scatter", run_scatter, 1, 1},
-    {"scatterv", run_scatterv, 1, 1},
-    {"allgather", run_allgather, 1, 1},
-    {"allgatherv", run_allgatherv, 1, 1},
-    {"allreduce", run_allreduce, 1, 8},
+    {"gatherv", run_gatherv, 1, 1, 0},
+    {"scatter", run_scatter, 1, 1, 0},
+    {"scatterv", run_scatterv, 1, 1, 0},
+    {"allgather", run_allgather, 1, 1, 0},
+    {"allgatherv", run_allgatherv, 1, 1, 0},
+    {"allreduce", run_allreduce, 1, 8, 0},
     /* reduce/alltoall family rows */
-    {"reduce", run_reduce, 1, 8},
-    {"reduce_scatter_block", run_reduce_scatter_block, 1, 64}, /* 8 ranks x 1 double */
-    {"alltoall", run_alltoall, 1, 1},
-    {"alltoallv", run_alltoallv, 1, 1},
-    {"alltoallv_sparse", run_alltoallv_sparse, 1, 1},
+    {"reduce", run_reduce, 1, 8, 0},
+    {"reduce_scatter_block", run_reduce_scatter_block, 1, 64, 0}, /* 8 ranks x 1 double */
+    {"alltoall", run_alltoall, 1, 1, 0},
+    {"alltoallv", run_alltoallv, 1, 1, 0},
+    {"alltoallv_sparse", run_alltoallv_sparse, 1, 1, 0},
+    {"ibarrier", run_ibarrier, 0, 0, 0},
+    {"ibcast", run_ibcast, 1, 1, 0},
+    {"iallreduce", run_iallreduce, 1, 8, 0},
+    {"ireduce", run_ireduce, 1, 8, 0},
+    {"igather", run_igather, 1, 1, 0},
+    {"iscatter", run_iscatter, 1, 1, 0},
+    {"iallgather", run_iallgather, 1, 1, 0},
+    {"ibarrier_ovl", run_ibarrier_ovl, 0, 0, 1},
+    {"ibcast_ovl", run_ibcast_ovl, 1, 1, 1},
+    {"iallreduce_ovl", run_iallreduce_ovl, 1, 8, 1},
+    {"iallgather_ovl", run_iallgather_ovl, 1, 1, 1},
 };
 #define NOPS (int)(sizeof ops / sizeof *ops)
 
@@ -245,6 +340,7 @@ static double batch(const op_desc_t *op, int pmpi, bufs_t *b, int bytes, int ite
         for (int i = 0; i < iters; i++) op->fn(pmpi, b, bytes, MPI_COMM_WORLD);
     double in[2] = {MPI_Wtime() - t0, 0}, mx[2];
     for (int i = 0; delay_max_ns && i < iters; i++) in[1] += delays[i] * 1e-9;
+    if (op->overlap) in[1] += overlap_ns * 1e-9 * iters;
     PMPI_Allreduce(in, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return (mx[0] - mx[1]) / iters;
 }
@@ -258,11 +354,23 @@ static void bad_args(void)
     exit(2);
 }
 
+/* A time in us on the command line (0 to 1 s), in ns. */
+static long ns_arg(const char *opt, const char *arg, const char *what, int rank)
+{
+    char *end;
+    double us = strtod(arg, &end);
+    if (*end || !(us >= 0 && us <= 1e6)) {
+        if (rank == 0) fprintf(stderr, "mpi_osu: %s %s: expected %s in us, 0 to 1000000\n", opt, arg, what);
+        bad_args();
+    }
+    return (long)(us * 1000);
+}
+
 static void usage(int rank)
 {
     if (rank == 0)
         fprintf(stderr, "usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-f] [--csv] "
-                        "[-d max_delay_us] [-R root] [-o op,op...]   (--cold: not here; NODESHM_BENCH_REPS: default reps)\n");
+                        "[-d max_delay_us] [-c overlap_us] [-R root] [-o op,op...]   (--cold: not here; NODESHM_BENCH_REPS: default reps)\n");
     bad_args();
 }
 
@@ -291,15 +399,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-i") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(a, "-x") && i + 1 < argc) warmup = atoi(argv[++i]);
         else if (!strcmp(a, "-r") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(a, "-d") && i + 1 < argc) {
-            char *end;
-            double us = strtod(argv[++i], &end);
-            if (*end || !(us >= 0 && us <= 1e6)) {
-                if (rank == 0) fprintf(stderr, "mpi_osu: -d %s: expected a delay in us, 0 to 1000000\n", argv[i]);
-                bad_args();
-            }
-            delay_max_ns = (long)(us * 1000);
-        }
+        else if (!strcmp(a, "-d") && i + 1 < argc) delay_max_ns = ns_arg("-d", argv[++i], "a delay", rank);
         else if (!strcmp(a, "-o") && i + 1 < argc) only = argv[++i];
         else if (!strcmp(a, "-R") && i + 1 < argc) {
             char *end;
@@ -310,6 +410,7 @@ int main(int argc, char **argv)
             }
             root = (int)r;
         }
+        else if (!strcmp(a, "-c") && i + 1 < argc) overlap_ns = ns_arg("-c", argv[++i], "a compute time", rank);
         else if (!strcmp(a, "-f")) full = 1;
         else if (!strcmp(a, "--csv")) csv = 1;
         else if (!strcmp(a, "--cold")) {
@@ -338,12 +439,17 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 
+    /* the interposer's state for MPI_COMM_WORLD: its non-blocking calls run there only after a
+     * blocking one (the state is made collectively) */
+    MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         if (csv)
             printf("test,mechanism,bytes,param,pes,median_us,min_us,max_us,mbps\n");
         else {
             printf("# %d ranks: latency in us (median of %d), MPI library (PMPI_*) vs with "
                    "libnodeshm_mpi (MPI_*); ratio = MPI lib / nodeshm\n", size, reps);
+            printf("# *_ovl rows: start, %g us of compute, wait; time = loop per call minus the compute\n",
+                   overlap_ns / 1000.0);
             if (delay_max_ns)
                 printf("# imbalance: each call after 0-%g us of compute per rank (same delays in both "
                        "columns); time = loop per call minus the busiest rank's compute\n",

@@ -13,6 +13,7 @@
 
 #include "mpi/nsmpi_config.h"
 #include "core/coll/area.h" /* flags, banks, small ring and waits: the node-collective engine */
+#include "core/coll/progress.h" /* its non-blocking operations */
 #include "core/topology.h" /* the node split */
 #include "core/status.h" /* nodeshm_abort_job: the one way a rank ends the job after an error */
 
@@ -56,6 +57,9 @@ typedef struct nsm_state {
      * block too big, and how many the next too-big vote skips (alltoall.c; the same on every
      * rank, as every rank saw the same votes) */
     int a2av_skip, a2av_backoff;
+    /* Non-blocking collectives outstanding here, in posting order (nonblocking.c); a blocking
+     * one on this communicator first completes them (nsm_get_state drains the lane). */
+    nodeshm_nb_lane_t nb;
     struct nsm_state *next;        /* all live states, for MPI_Finalize */
 } nsm_state_t;
 
@@ -80,6 +84,10 @@ static inline MPI_Request *nsm_requests(int n, const char *call)
 /* Collective over comm at first call; NULL when comm gets no acceleration (intercomm, size 1,
  * not initialized...). */
 nsm_state_t *nsm_get_state(MPI_Comm comm);
+/* For a non-blocking start, which must not wait for peers: whether comm's state was made already
+ * (by an earlier collective; *s: it, or NULL where comm gets no acceleration); 0: it was not,
+ * and making it is collective, so the call goes to the MPI library (the same on every rank). */
+int nsm_peek_state(MPI_Comm comm, nsm_state_t **s);
 /* comm's ranks on this node, or pseudo-node (nsm_cfg.pes_per_node): core/topology.h. */
 static inline int nsm_split_node(MPI_Comm comm, MPI_Comm *node, int *physical_size)
 {
@@ -117,7 +125,8 @@ static inline void nsm_node_barrier_all(nsm_state_t *s)
     X(OP, "reduce_op", "a reduction op that is not predefined (user-defined)")                     \
     X(INTER, "inter", "an intercommunicator")                                                      \
     X(ALONE, "alone", "no node peer (size 1, or one rank per node)")                               \
-    X(NODES, "nodes", "spans nodes (gatherv, scatterv: one node only)")                            \
+    X(NODES, "nodes", "spans nodes (gatherv, scatterv, non-blocking ops: one node only)")          \
+    X(SETUP, "setup", "non-blocking op before any blocking one on the communicator (setup blocks)") \
     X(VOTE, "vote", "alltoallv: a block above the stride (voted out, or skipped after that)")      \
     X(LARGE, "large_count", "MPI-4 _c call whose counts do not fit an int")                        \
     X(FORTRAN, "fortran", "Fortran call before MPI_IN_PLACE is known: the MPI's own routine")      \

@@ -126,13 +126,27 @@
       NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_K(512), NSM_K(512), NSM_K(512)))                    \
     X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, /* whole vector */                               \
       NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(256), NSM_K(256), NSM_K(256)),                  \
-      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)))                          \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)))                         \
     X(ALLTOALL, alltoall, /* bytes per rank pair */                                                \
-      NSM_PPN(NSM_K(32), NSM_K(64), NSM_K(64), NSM_K(32), NSM_K(32), NSM_K(32)),                    \
-      NSM_PPN(NSM_K(8), NSM_K(64), NSM_K(64), NSM_K(8), NSM_K(8), NSM_K(8)))                        \
+      NSM_PPN(NSM_K(32), NSM_K(64), NSM_K(64), NSM_K(32), NSM_K(32), NSM_K(32)),                   \
+      NSM_PPN(NSM_K(8), NSM_K(64), NSM_K(64), NSM_K(8), NSM_K(8), NSM_K(8)))                       \
     X(ALLTOALLV, alltoallv, /* largest bytes of one rank pair */                                   \
-      NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32)),                    \
-      NSM_PPN(NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8)))
+      NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32)),                   \
+      NSM_PPN(NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8)))                         \
+    /* non-blocking forms: one node only; their measurements: src/mpi/nonblocking.c */             \
+    X(IBARRIER, ibarrier, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) /* no size */      \
+    X(IBCAST, ibcast, /* message bytes */                                                          \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+    X(IALLREDUCE, iallreduce, /* message bytes */                                                  \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+    X(IREDUCE, ireduce, /* message bytes */                                                        \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+    X(IGATHER, igather, /* bytes per rank */                                                       \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+    X(ISCATTER, iscatter, /* bytes per rank */                                                     \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+    X(IALLGATHER, iallgather, /* bytes per rank */                                                 \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0))
 
 /* X(ID, MPICH defaults, Open MPI defaults of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
  * the smallest message accelerated, for ops whose MPI library is faster at small sizes; ops not

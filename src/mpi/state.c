@@ -124,6 +124,8 @@ static void nsm_free_state(nsm_state_t *s)
             break;
         }
     pthread_mutex_unlock(&nsm_lock);
+    /* MPI lets a communicator be freed with collectives outstanding: they finish first */
+    if (s->nb.pending) nodeshm_nb_drain(&s->nb);
     nsm_release(s);
     free(s->node_of);
     free(s->stage_index);
@@ -350,6 +352,19 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
     return s;
 }
 
+int nsm_peek_state(MPI_Comm comm, nsm_state_t **s)
+{
+    int flag = 0;
+    *s = NULL;
+    if (comm == MPI_COMM_NULL || __atomic_load_n(&nsm_keyval, __ATOMIC_ACQUIRE) == MPI_KEYVAL_INVALID ||
+        PMPI_Comm_get_attr(comm, nsm_keyval, s, &flag) != MPI_SUCCESS || !flag) {
+        *s = NULL;
+        return 0;
+    }
+    if (!(*s)->active) *s = NULL;
+    return 1;
+}
+
 nsm_state_t *nsm_get_state(MPI_Comm comm)
 {
     int flag, inter, size;
@@ -359,8 +374,12 @@ nsm_state_t *nsm_get_state(MPI_Comm comm)
      * MPI_Finalize).  The checks below cost more than a small message (MPI_Initialized and
      * MPI_Finalized take a lock in Open MPI 5: a fallback 8-byte MPI_Bcast was 0.63x) */
     if (comm != MPI_COMM_NULL && __atomic_load_n(&nsm_keyval, __ATOMIC_ACQUIRE) != MPI_KEYVAL_INVALID &&
-        PMPI_Comm_get_attr(comm, nsm_keyval, &s, &flag) == MPI_SUCCESS && flag)
+        PMPI_Comm_get_attr(comm, nsm_keyval, &s, &flag) == MPI_SUCCESS && flag) {
+        /* a blocking collective comes after the non-blocking ones posted before it (their
+         * flags are written in sequence order: core/coll/progress.h) */
+        if (__builtin_expect(__atomic_load_n(&s->nb.pending, __ATOMIC_RELAXED) != 0, 0)) nodeshm_nb_drain(&s->nb);
         return s->active ? s : NULL;
+    }
     if (!__atomic_load_n(&nsm_cfg.loaded, __ATOMIC_ACQUIRE)) {
         pthread_mutex_lock(&nsm_lock);
         nsm_load_config();

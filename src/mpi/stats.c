@@ -11,9 +11,9 @@
  * Fortran), accelerated, empty (count 0: nothing to move), handed to the MPI library and why
  * (NSM_WHYS: the first reason that applies, in the order the op checks them), bytes, time inside
  * (all calls, and the accelerated ones); the fewest and most calls and time of one rank.
- * Bytes of a call: what this rank's buffers hold for it: the message (bcast, reduce, allreduce),
- * its block (gather, gatherv, allgather, allgatherv: the one it sends; scatter, scatterv: the
- * one it receives; with MPI_IN_PLACE the same block on the other side), its whole send buffer
+ * Bytes of a call: what this rank's buffers hold for it: the message (bcast, reduce, allreduce and
+ * their non-blocking forms), its block (gather, gatherv, allgather, allgatherv, igather,
+ * iallgather: the one it sends; scatter, scatterv, iscatter: the one it receives; with MPI_IN_PLACE the same block on the other side), its whole send buffer
  * (alltoall, alltoallv, reduce_scatter_block); barrier 0.  Fortran calls made by the MPI's own
  * routine (the "fortran" column) count no bytes.
  *
@@ -114,7 +114,7 @@ void nsm_stats_why(int why)
 int nsm_why_window(int op, MPI_Comm comm, const nsm_state_t *s, int looked, long long bytes, int hint)
 {
     if (nsm_cfg.all_off || nsm_cfg.off[op]) return NSM_WHY_DISABLED;
-    if (op != NSM_OP_BARRIER && !nsm_cfg.max[op]) return NSM_WHY_ABOVE_MAX; /* barrier has no size */
+    if (op != NSM_OP_BARRIER && op != NSM_OP_IBARRIER && !nsm_cfg.max[op]) return NSM_WHY_ABOVE_MAX; /* no size */
     if (!looked) {
         if (bytes > (long long)nsm_cfg.max[op]) return NSM_WHY_ABOVE_MAX;
         if (bytes > 0 && (size_t)bytes < nsm_op_min(op)) return NSM_WHY_BELOW_MIN;

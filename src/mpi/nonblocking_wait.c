@@ -1,0 +1,97 @@
+/* libnodeshm_mpi: progress of the non-blocking collectives (nonblocking.c) at MPI_Test, Testall,
+ * Testany, Testsome, Request_get_status, Wait, Waitall, Waitany, Waitsome.
+ *
+ * With none outstanding in the process (one relaxed load) each goes straight to the MPI library.
+ * Otherwise a test makes one progress pass over every communicator's ops (core/coll/progress.h)
+ * and then asks the library, which completes our generalized requests as any others; a wait
+ * alternates passes with the library's test of the same arguments (core/wait.h's policy between
+ * them: spin, then yield; the test only when an op of ours completed, or every so often) until
+ * that test says done, or until nothing of ours is outstanding any more, when the library's own
+ * wait takes over.  Testing through the library keeps it
+ * progressing point-to-point and its own requests in mixed arrays, and leaves statuses, errors
+ * and MPI_UNDEFINED to it; waiting in a loop of ours also drives ops the caller does not wait
+ * for, whose peers may need this rank's done flags to reuse their buffers. */
+#include "mpi/nsmpi.h"
+
+/* Waits by testing: `test` sets `done`; `wait` is the library's own blocking call.  The library
+ * is asked when one of our ops has completed since, and every NSM_TEST_EVERY steps for its own
+ * requests: a test costs a hundred times a spin step, and testing at every step stretched the
+ * spin before the first yield to milliseconds (iallreduce with compute between start and wait,
+ * 2 ranks on a loaded machine: 2-3 ms per call against 0.5-1 ms for MPICH's own). */
+#define NSM_TEST_EVERY 64
+#define NSM_WAIT_BY_TESTS(test, done, wait)                                                        \
+    do {                                                                                           \
+        nodeshm_waiter_t w_ = NODESHM_WAITER_INIT;                                                 \
+        unsigned long seen_ = ~0ul;                                                                \
+        for (unsigned steps_ = 0;; steps_++) {                                                     \
+            if (!nodeshm_nb_progress()) return wait;                                               \
+            unsigned long now_ = __atomic_load_n(&nodeshm_nb_completions, __ATOMIC_RELAXED);       \
+            if (now_ != seen_ || steps_ % NSM_TEST_EVERY == 0) {                                   \
+                seen_ = now_;                                                                      \
+                int rc_ = test;                                                                    \
+                if (rc_ != MPI_SUCCESS || (done)) return rc_;                                      \
+            }                                                                                      \
+            nodeshm_wait_step(&w_);                                                                \
+        }                                                                                          \
+    } while (0)
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    if (!nodeshm_nb_any()) return PMPI_Wait(request, status);
+    int flag = 0;
+    NSM_WAIT_BY_TESTS(PMPI_Test(request, &flag, status), flag, PMPI_Wait(request, status));
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    if (!nodeshm_nb_any()) return PMPI_Waitall(count, requests, statuses);
+    int flag = 0;
+    NSM_WAIT_BY_TESTS(PMPI_Testall(count, requests, &flag, statuses), flag,
+                      PMPI_Waitall(count, requests, statuses));
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+    if (!nodeshm_nb_any()) return PMPI_Waitany(count, requests, index, status);
+    int flag = 0;
+    NSM_WAIT_BY_TESTS(PMPI_Testany(count, requests, index, &flag, status), flag,
+                      PMPI_Waitany(count, requests, index, status));
+}
+
+/* Testsome: outcount 0 is "none yet"; MPI_UNDEFINED (no active request) ends the wait too */
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    if (!nodeshm_nb_any()) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+    NSM_WAIT_BY_TESTS(PMPI_Testsome(incount, requests, outcount, indices, statuses), *outcount != 0,
+                      PMPI_Waitsome(incount, requests, outcount, indices, statuses));
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    nodeshm_nb_progress();
+    return PMPI_Test(request, flag, status);
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+    nodeshm_nb_progress();
+    return PMPI_Testall(count, requests, flag, statuses);
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
+{
+    nodeshm_nb_progress();
+    return PMPI_Testany(count, requests, index, flag, status);
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    nodeshm_nb_progress();
+    return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+}
+
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    nodeshm_nb_progress();
+    return PMPI_Request_get_status(request, flag, status);
+}
