@@ -141,7 +141,7 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
     set(_rooted_4 bcast:1k:lib bcast:2k bcast:1m gather:8k:lib gather:16k gather:512k gather:1m:lib
         scatter:1k:lib scatter:2k scatter:512k scatter:1m:lib reduce:512:lib reduce:1k reduce:8k reduce:16k:lib)
   else()
-    set(_rooted_2 bcast:8k:lib bcast:16k bcast:1m bcast:2m:lib gather:4k:lib gather:8k gather:512k gather:1m:lib
+    set(_rooted_2 bcast:8k:lib bcast:16k bcast:1m bcast:2m:lib gather:4k:lib gather:8k gather:128k gather:256k:lib
         scatter:4k:lib scatter:8k scatter:1m reduce:8 reduce:8k reduce:1m reduce:2m:lib)
     set(_rooted_4 bcast:16k:lib bcast:32k bcast:1m gather:2k:lib gather:4k gather:512k gather:1m:lib
         scatter:8k:lib scatter:16k scatter:512k scatter:1m:lib reduce:8 reduce:1m)
