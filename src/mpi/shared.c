@@ -1,45 +1,27 @@
 /* libnodeshm_mpi: node-shared data (include/nodeshm.h).
  *
- * The region is an MPI_Win_allocate_shared window on the comm's node communicator (contiguous:
- * rank order within the node, as in the comm's interposer state); sync is the interposer's flag
- * barrier on that node (PMPI_Barrier when the comm has no shared buffers).
- *
- * The producer/consumer signals live in a second, small shared window: per node rank a `ready`
- * and a `done` counter, each in its own 128-byte block (adjacent-line prefetch would otherwise
- * make neighbours' counters share traffic) with a "bell" beside it.  A waiter that has spun and
- * yielded in vain registers on the bell of the first counter it still waits for and sleeps on
- * it (futex: the window is a shared mapping, so the kernel keys the word by its file page); a
- * signaller stores its counter, then rings its own bell only if someone is registered there.
- * So a rank waiting for all is woken by the ranks it is still waiting for, not by every
- * signal of every rank.  Dekker's pattern
- * (store; full fence; load on both sides) makes sure that either the signaller sees the waiter
- * or the waiter sees the counter, so no wake-up is lost; the sleep also has a timeout.  Why
- * sleep at all: with 8 ranks on 2 cores, 7 ranks yielding in a loop take most of the time
- * slices from the one rank that has work (measured: bench/mpi_seed_gather.c). */
+ * One node file of the core (core/shmfile.h, made by node rank 0, mapped by every node rank)
+ * holds the producer/consumer signals, then the region: every rank's part one after the other
+ * in node rank order (the comm's order within the node), no gaps, as nodeshm_shared_node_base
+ * promises.  sync is the interposer's flag barrier on that node (PMPI_Barrier when the comm has
+ * no interposer state).  The signals are the core's belled flags (core/coll/bell.h): per node
+ * rank a `ready` and a `done` sequence number that waiters may sleep on, so that 8 ranks on 2
+ * cores do not take the time slices of the one that has work. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "nodeshm.h"
 #include "mpi/nsmpi.h"
+#include "core/coll/bell.h"
+#include "core/shmfile.h"
 
 #include <inttypes.h>
-#include <linux/futex.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
-
-#define NSS_BLOCK 128 /* bytes per counter */
-#define NSS_YIELDS 4  /* sched_yield calls between spinning and sleeping */
-
-typedef struct nss_counter {
-    uint64_t value;   /* the owner's last epoch */
-    uint32_t rings;   /* the futex word: bumped by a signal while someone sleeps */
-    uint32_t waiters; /* ranks registered to sleep on `rings` */
-} nss_counter_t;
 
 enum { NSS_READY, NSS_DONE, NSS_KINDS };
 static const char *const nss_call[NSS_KINDS] = {"nodeshm_shared_publish", "nodeshm_shared_release"};
@@ -49,20 +31,16 @@ struct nodeshm_shared {
     MPI_Comm comm;      /* a private duplicate: its state is ours alone */
     MPI_Comm node;      /* used when there is no interposer state (one rank per node) */
     nsm_state_t *state;
-    MPI_Win win;
     int rank, node_rank, node_size, n_nodes, node_id;
     int *node_index_of; /* [comm size]: node rank, or -1 if on another node */
-    char *base;
+    char *map;          /* the node file: signals, then the region */
+    size_t map_bytes;
+    char *base;         /* the region (NULL when it is empty) */
     size_t bytes;
-    MPI_Win sig_win;    /* the signals: NSS_KINDS x node_size counters */
-    char *sig;
+    size_t *part;       /* [node_size + 1]: node rank i's part is base[part[i], part[i + 1]) */
+    nodeshm_bells_t sig[NSS_KINDS]; /* node_size flags each */
     uint64_t last[NSS_KINDS]; /* my last epoch of each kind */
 };
-
-static nss_counter_t *nss_counter(nodeshm_shared_t h, int kind, int node_rank)
-{
-    return (nss_counter_t *)(h->sig + ((size_t)kind * (size_t)h->node_size + (size_t)node_rank) * NSS_BLOCK);
-}
 
 int nodeshm_comm_split_node(MPI_Comm comm, MPI_Comm *node)
 {
@@ -103,35 +81,31 @@ int nodeshm_shared_alloc(MPI_Comm comm, size_t my_bytes, nodeshm_shared_t *out)
     for (int i = 0; i < h->node_size; i++) h->node_index_of[members[i]] = i;
     free(members);
 
-    void *mine;
-    MPI_Info info;
-    PMPI_Info_create(&info);
-    PMPI_Info_set(info, "alloc_shared_noncontig", "false");
-    rc = PMPI_Win_allocate_shared((MPI_Aint)my_bytes, 1, info, h->node, &mine, &h->win);
-    PMPI_Info_free(&info);
-    if (rc != MPI_SUCCESS) return rc;
-    MPI_Aint sz;
-    int disp;
-    PMPI_Win_shared_query(h->win, 0, &sz, &disp, &h->base);
-    unsigned long long total = my_bytes, node_total;
-    PMPI_Allreduce(&total, &node_total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, h->node);
-    h->bytes = (size_t)node_total;
-    if (h->bytes == 0) h->base = NULL;
-    else if (!h->base) { /* rank 0 of the node gave 0 bytes: the region starts later */
-        for (int i = 1; i < h->node_size && !h->base; i++) {
-            PMPI_Win_shared_query(h->win, i, &sz, &disp, &h->base);
-            if (sz == 0) h->base = NULL;
-        }
+    /* every node rank's part, in node rank order */
+    unsigned long long mine = my_bytes, *sizes = malloc(sizeof *sizes * (size_t)h->node_size);
+    h->part = malloc(sizeof *h->part * (size_t)(h->node_size + 1));
+    if (!sizes || !h->part) return MPI_ERR_NO_MEM;
+    PMPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, sizes, 1, MPI_UNSIGNED_LONG_LONG, h->node);
+    h->part[0] = 0;
+    for (int i = 0; i < h->node_size; i++) h->part[i + 1] = h->part[i] + (size_t)sizes[i];
+    free(sizes);
+    h->bytes = h->part[h->node_size];
+    /* the signals first, then the region on a page boundary */
+    size_t sig_bytes = (size_t)NSS_KINDS * (size_t)h->node_size * NODESHM_BELL_BLOCK;
+    size_t region_at = (sig_bytes + 4095) & ~(size_t)4095;
+    h->map_bytes = region_at + h->bytes;
+    char why[160] = "";
+    h->map = nodeshm_shm_node_map(h->node, h->map_bytes, "node-shared data", why, sizeof why);
+    if (!h->map) {
+        if (why[0])
+            fprintf(stderr, "nodeshm: nodeshm_shared_alloc: %zu bytes for the node (this rank: %zu): %s\n",
+                    h->map_bytes, my_bytes, why);
+        return MPI_ERR_NO_MEM;
     }
-
-    /* the signals: node rank 0 holds them all; zeroed before anyone looks */
-    size_t sig_bytes = (size_t)NSS_KINDS * (size_t)h->node_size * NSS_BLOCK;
-    rc = PMPI_Win_allocate_shared(h->node_rank == 0 ? (MPI_Aint)sig_bytes : 0, NSS_BLOCK, MPI_INFO_NULL,
-                                  h->node, &mine, &h->sig_win);
-    if (rc != MPI_SUCCESS) return rc;
-    PMPI_Win_shared_query(h->sig_win, 0, &sz, &disp, &h->sig);
-    if (h->node_rank == 0) memset(h->sig, 0, sig_bytes);
-    PMPI_Barrier(h->node);
+    h->base = h->bytes ? h->map + region_at : NULL;
+    for (int k = 0; k < NSS_KINDS; k++)
+        h->sig[k] = (nodeshm_bells_t){h->map + (size_t)k * (size_t)h->node_size * NODESHM_BELL_BLOCK,
+                                      h->node_size};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     nsm_wait_policy(cpus > 0 && h->node_size > cpus); /* when MPI_Init and no state did it */
     *out = h;
@@ -142,8 +116,9 @@ int nodeshm_shared_free(nodeshm_shared_t *hp)
 {
     nodeshm_shared_t h = *hp;
     if (!h) return MPI_SUCCESS;
-    PMPI_Win_free(&h->sig_win);
-    PMPI_Win_free(&h->win);
+    PMPI_Barrier(h->node); /* no rank still reads a peer's part */
+    if (h->map) munmap(h->map, h->map_bytes);
+    free(h->part);
     PMPI_Comm_free(&h->node);
     PMPI_Comm_free(&h->comm); /* frees the interposer state of the duplicate too */
     free(h->node_index_of);
@@ -159,12 +134,10 @@ void *nodeshm_shared_ptr(nodeshm_shared_t h, int rank, size_t *bytes)
     int size;
     PMPI_Comm_size(h->comm, &size);
     if (rank >= size || h->node_index_of[rank] < 0) return NULL;
-    MPI_Aint sz;
-    int disp;
-    void *p;
-    PMPI_Win_shared_query(h->win, h->node_index_of[rank], &sz, &disp, &p);
-    if (bytes) *bytes = (size_t)sz;
-    return sz ? p : NULL;
+    int i = h->node_index_of[rank];
+    size_t sz = h->part[i + 1] - h->part[i];
+    if (bytes) *bytes = sz;
+    return sz ? h->base + h->part[i] : NULL;
 }
 
 void *nodeshm_shared_node_base(nodeshm_shared_t h, size_t *bytes)
@@ -208,23 +181,8 @@ static int nss_signal(nodeshm_shared_t h, int kind, uint64_t epoch)
         return MPI_ERR_ARG;
     }
     h->last[kind] = epoch;
-    nss_counter_t *c = nss_counter(h, kind, h->node_rank);
-    nodeshm_flag_store(&c->value, epoch);    /* release: my stores before it */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* store, fence, load: Dekker */
-    if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED)) {
-        __atomic_fetch_add(&c->rings, 1, __ATOMIC_RELEASE);
-        syscall(SYS_futex, &c->rings, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-    }
+    nodeshm_bell_store(nodeshm_bell_at(&h->sig[kind], h->node_rank), epoch);
     return MPI_SUCCESS;
-}
-
-/* The first of node ranks [first, first + n) whose counter of `kind` is below epoch, or -1 when
- * all have reached it (acquire). */
-static int nss_lagging(nodeshm_shared_t h, int kind, int first, int n, uint64_t epoch)
-{
-    for (int i = first; i < first + n; i++)
-        if (nodeshm_flag_load(&nss_counter(h, kind, i)->value) < epoch) return i;
-    return -1;
 }
 
 static int nss_wait(nodeshm_shared_t h, int kind, int rank, uint64_t epoch)
@@ -241,24 +199,7 @@ static int nss_wait(nodeshm_shared_t h, int kind, int rank, uint64_t epoch)
         first = h->node_index_of[rank];
         n = 1;
     }
-    /* core/wait.h's spinning and yielding first; then sleep, as a producer may be slow */
-    nodeshm_waiter_t w = NODESHM_WAITER_INIT;
-    unsigned yields = 0;
-    for (int lag; (lag = nss_lagging(h, kind, first, n, epoch)) >= 0; n -= lag - first, first = lag) {
-        if (w.spins < nodeshm_spin_limit || yields++ < NSS_YIELDS) {
-            nodeshm_wait_step(&w);
-            continue;
-        }
-        nss_counter_t *c = nss_counter(h, kind, lag); /* sleep until this one signals */
-        uint32_t rings = __atomic_load_n(&c->rings, __ATOMIC_ACQUIRE);
-        __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        if (nodeshm_flag_load(&c->value) < epoch) {
-            struct timespec limit = {0, 50 * 1000 * 1000}; /* a safety net, not the mechanism */
-            syscall(SYS_futex, &c->rings, FUTEX_WAIT, rings, &limit, NULL, 0);
-        }
-        __atomic_fetch_sub(&c->waiters, 1, __ATOMIC_SEQ_CST);
-    }
+    nodeshm_bells_wait_ge(&h->sig[kind], first, n, epoch);
     return MPI_SUCCESS;
 }
 
