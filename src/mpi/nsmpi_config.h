@@ -133,6 +133,18 @@
     X(ALLTOALLV, alltoallv, /* largest bytes of one rank pair */                                   \
       NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32)),                   \
       NSM_PPN(NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8)))                         \
+    /* scans, reduce_scatter, alltoallw: src/mpi/scan.c, reduce_scatter.c, alltoallw.c */          \
+    X(SCAN, scan, /* message bytes */                                                              \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)),                          \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)))                          \
+    X(EXSCAN, exscan, /* message bytes */                                                          \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)),                          \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)))                          \
+    X(REDUCE_SCATTER, reduce_scatter, /* whole vector */                                           \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)),                          \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1), NSM_M(1)))                          \
+    X(ALLTOALLW, alltoallw, /* largest bytes of one rank pair; between nodes: the MPI library */    \
+      NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), 0, 0, 0), NSM_PPN(NSM_K(8), NSM_K(8), NSM_K(8), 0, 0, 0)) \
     /* non-blocking forms: one node only; their measurements: src/mpi/nonblocking.c */             \
     X(IBARRIER, ibarrier, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) /* no size */      \
     X(IBCAST, ibcast, /* message bytes */                                                          \
@@ -229,6 +241,8 @@ void nsm_debug_state(const struct nsm_state *s);
 /* Alltoallv's block stride on this communicator (alltoall.c): its threshold, capped by what
  * fits the matrix; blocks above it go to the MPI library. */
 size_t nsm_a2av_stride(const struct nsm_state *s);
+/* The largest block stride the matrix holds (alltoall.c): alltoallv's and alltoallw's cap. */
+size_t nsm_a2a_room(const struct nsm_state *s);
 
 /* The column of NSM_OPS for a communicator of n_nodes nodes whose fullest node holds `per_node`
  * of its ranks: 0 for up to 2 ranks, 1 for 3-4, 2 for 5 and more; 3 more on several nodes. */
