@@ -23,7 +23,7 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   endforeach()
   # the windows the test counts on (its --window and --stride), whatever the defaults
   set(scan_env NODESHM_MPI_SCAN_MAX=64k NODESHM_MPI_EXSCAN_MAX=64k NODESHM_MPI_REDUCE_SCATTER_MAX=64k
-      NODESHM_MPI_ALLTOALLW_MAX=4k)
+      NODESHM_MPI_ALLTOALLW_MAX=4k NODESHM_MPI_SCAN_MIN=0 NODESHM_MPI_EXSCAN_MIN=0)
   set(scan_args --expect-accel --window 65536 --stride 4096)
   set(_pass "mpi_scan: PASS")
   nodeshm_add_mpi_test(NAME mpi_scan NP 1 2 3 4 8 ARGS ${scan_args} TIMEOUT 600 PASS_REGEX "${_pass}"

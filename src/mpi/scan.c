@@ -1,15 +1,15 @@
 /* libnodeshm_mpi: MPI_Scan and MPI_Exscan for predefined ops and types (others go to the MPI
  * library).
  *
- * Every rank copies its contribution into its slot and raises its arrive flag.  Small messages
- * (up to NSM_SCAN_ONE_PHASE bytes): node rank i waits only for ranks 0..i-1 and reduces their
- * slots, then its own contribution, in rank order straight into its receive buffer (the last
- * rank's slot is read by nobody: it publishes nothing unless its input must survive an in-place
- * call).  Larger ones: each node rank scans one chunk of the vector across all slots in place
- * (slot i becomes the prefix of 0..i), a second flag round, and each rank copies its prefix out.
- * Either way every element is ((x0 op x1) op x2) ... in rank order: on one node the same bits as
- * a serial left-to-right reduction (the predefined ops commute, so which operand comes first
- * does not change a bit).
+ * Every rank copies its contribution into its slot and raises its arrive flag; node rank i waits
+ * only for ranks 0..i-1 and reduces their slots, then its own contribution, in rank order
+ * straight into its receive buffer (the last rank's slot is read by nobody: it publishes nothing
+ * unless its input must survive an in-place call).  Every element is ((x0 op x1) op x2) ... in
+ * rank order: on one node the same bits as a serial left-to-right reduction (the predefined ops
+ * commute, so which operand comes first does not change a bit).  One flag round at every size:
+ * a chunked variant (each rank scanning a slice of the vector across all slots, then a second
+ * round) took 1.4-9 ms per call from 8 KiB at 2-8 ranks in mpi_osu (MPICH, load 23-25 on 2
+ * cores) where this took 3-150 us up to 4 KiB: every rank had to run twice after all arrived.
  *
  * Several nodes, when every node's ranks are consecutive in rank order (else the MPI library:
  * a node's total would not be a contiguous run of the prefix): each node scans its own ranks as
@@ -22,9 +22,6 @@
 #include "mpi/nsmpi.h"
 
 #include <string.h>
-
-/* Up to here one flag round, each rank reducing its whole prefix (as allreduce.c's one phase). */
-#define NSM_SCAN_ONE_PHASE 4096
 
 /* dst = slot 0 op ... op slot upto-1 (upto >= 1), n elements (len bytes) at byte offset 0. */
 static void prefix_slots(const nsm_state_t *s, void *dst, int upto, int n, size_t len, MPI_Datatype type, MPI_Op op)
@@ -43,9 +40,11 @@ static int scan_body(int id, const void *sendbuf, void *recvbuf, int count, MPI_
      * first, so a fallback costs no state lookup */
     int ok = nsm_op_max(id) && count >= 0 && type != MPI_DATATYPE_NULL &&
              nsm_extent(type, &lb, &extent) == MPI_SUCCESS && lb == 0 && extent > 0 &&
-             (size_t)count * (size_t)extent <= nsm_cfg.max[id] && nsm_op_ok(op) && nsm_is_named(type);
+             (size_t)count * (size_t)extent <= nsm_cfg.max[id] &&
+             ((size_t)count * (size_t)extent >= nsm_op_min(id) || count == 0) && nsm_op_ok(op) && nsm_is_named(type);
     nsm_state_t *s = ok ? nsm_get_state(comm) : NULL;
-    if (!s || (size_t)count * (size_t)extent > s->max[id]) {
+    if (!s || (size_t)count * (size_t)extent > s->max[id] ||
+        (count > 0 && (size_t)count * (size_t)extent < s->min[id])) {
         NSM_HAND(id, comm, s, ok, count >= 0 && extent > 0 ? (long long)count * extent : -1,
                  !nsm_op_ok(op) ? NSM_WHY_OP : NSM_WHY_DATATYPE);
         return NSM_HANDED_OVER;
@@ -60,8 +59,7 @@ static int scan_body(int id, const void *sendbuf, void *recvbuf, int count, MPI_
     }
     const size_t bytes = (size_t)count * (size_t)extent;
     const int me = s->node_rank, last = s->node_size - 1, multi = s->n_nodes > 1;
-    const int in_place = sendbuf == MPI_IN_PLACE, chunked = bytes > NSM_SCAN_ONE_PHASE && last > 0;
-    const int publish = chunked || me < last || in_place;
+    const int in_place = sendbuf == MPI_IN_PLACE, publish = me < last || in_place;
     uint64_t seq = publish || multi ? nsm_begin_sized(s, id, bytes) : nsm_begin_reader_sized(s, id, bytes);
     char *slot = nodeshm_area_slot(&s->area, me);
     const void *mine = in_place ? recvbuf : sendbuf;
@@ -69,44 +67,27 @@ static int scan_body(int id, const void *sendbuf, void *recvbuf, int count, MPI_
     nodeshm_flags_arrive(&s->area.flags, seq);
     if (in_place) mine = slot; /* recvbuf is overwritten below */
 
+    /* rank me waits only for ranks 0..me-1, which publish without waiting for anyone */
     int have = 0; /* recvbuf holds my node prefix (inclusive, or exclusive of me) */
-    if (!chunked) {
-        for (int j = 0; j < me; j++) nodeshm_flags_wait_arrive(&s->area.flags, j, seq);
-        if (me > 0) prefix_slots(s, recvbuf, me, count, bytes, type, op), have = 1;
-        if (!exclusive) {
-            if (have) PMPI_Reduce_local(mine, recvbuf, count, type, op);
-            else if (!in_place) memcpy(recvbuf, mine, bytes);
-            have = 1;
-        }
-    } else {
-        /* my chunk of every slot: slot j = slot j-1 op slot j, in rank order */
-        int chunk = (count + s->node_size - 1) / s->node_size, first = me * chunk;
-        int n = count - first < chunk ? count - first : chunk;
-        if (n > 0) {
-            size_t off = (size_t)first * (size_t)extent;
-            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-            for (int j = 1; j <= last; j++)
-                PMPI_Reduce_local(nodeshm_area_slot(&s->area, j - 1) + off, nodeshm_area_slot(&s->area, j) + off, n,
-                                  type, op);
-        }
-        nodeshm_flags_reduced(&s->area.flags, seq);
-        nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_REDUCED, seq);
-        int from = exclusive ? me - 1 : me;
-        if (from >= 0) memcpy(recvbuf, nodeshm_area_slot(&s->area, from), bytes), have = 1;
+    for (int j = 0; j < me; j++) nodeshm_flags_wait_arrive(&s->area.flags, j, seq);
+    if (me > 0) prefix_slots(s, recvbuf, me, count, bytes, type, op), have = 1;
+    if (!exclusive) {
+        if (have) PMPI_Reduce_local(mine, recvbuf, count, type, op);
+        else if (!in_place) memcpy(recvbuf, mine, bytes);
+        have = 1;
     }
 
     if (multi) {
         /* the node total into the result area, the leaders' exclusive scan of the totals there */
         char *total = s->area.cur.result;
-        if (!chunked && me == last) {
+        if (me == last) {
             if (!exclusive) memcpy(total, recvbuf, bytes);
             else if (have) memcpy(total, recvbuf, bytes), PMPI_Reduce_local(mine, total, count, type, op);
             else memcpy(total, mine, bytes);
             nodeshm_flags_reduced(&s->area.flags, seq);
         }
         if (me == 0) {
-            if (chunked) memcpy(total, nodeshm_area_slot(&s->area, last), bytes);
-            else if (last > 0) (void)nodeshm_flag_wait_ge(&s->area.flags.lines[last].reduced, seq);
+            if (last > 0) (void)nodeshm_flag_wait_ge(&s->area.flags.lines[last].reduced, seq);
             PMPI_Exscan(MPI_IN_PLACE, total, count, type, op, s->leaders);
             nodeshm_flags_release(&s->area.flags, seq);
         }
