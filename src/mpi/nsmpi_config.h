@@ -190,8 +190,9 @@
  * run to the end (its columns take the 4-rank values).  MPICH, 4 ranks: scan and exscan 22-360x
  * up to 4 KiB and 2.2-3.8x above, reduce_scatter 1.5-6.7x (256 KiB 0.86x), alltoallw 1.4-8x;
  * 8 ranks (partial): scans 2.2-340x; 2 ranks: scans 3.4-130x (one point 0.76x, 4 KiB), while
- * reduce_scatter and alltoallw were 7-600x in one run and 0.37-2.2x in another (both columns
- * 0.1-2 ms: time slices), left on pending a quiet rerun.  Open MPI, 2 ranks: its scan and exscan
+ * reduce_scatter lost up to 4 KiB in both runs (0.48-0.86x; 1.1-250x above) and alltoallw won
+ * 62-430x in one run and 0.53-1.4x in the other, both columns at 0.2-2 ms per call (time
+ * slices): left on pending a quiet rerun.  Open MPI, 2 ranks: its scan and exscan
  * take 0.12-0.5 us below a few hundred bytes (0.09-0.79x): lower bounds 1 KiB and 256 B there;
  * scan 1.7-3.3x at 1-128 KiB, exscan 1.2-3x at 256 B-8 KiB and 0.70-0.97x above; 4 ranks: scan
  * 1.1-8x at 32 B-16 KiB, exscan 1.5-31x at 64 B-32 KiB, mixed above (0.38-1.27x), reduce_scatter
