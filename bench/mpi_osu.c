@@ -158,6 +158,49 @@ static void run_alltoallv_sparse(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
          : MPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm);
 }
 
+/* ---- scans, reduce_scatter, alltoallw */
+
+/* message bytes (doubles, sum) */
+static void run_scan(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    int n = bytes / 8;
+    pmpi ? PMPI_Scan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm)
+         : MPI_Scan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm);
+}
+
+static void run_exscan(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    int n = bytes / 8;
+    pmpi ? PMPI_Exscan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm)
+         : MPI_Exscan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm);
+}
+
+/* bytes: the whole vector; irregular blocks, rank r's about (r + 1) shares of size (size + 1) / 2 */
+static void run_reduce_scatter(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    int n = bytes / 8, left = n, shares = b->size * (b->size + 1) / 2;
+    for (int r = 0; r < b->size; r++) {
+        b->counts[r] = r == b->size - 1 ? left : (int)((long)n * (r + 1) / shares);
+        left -= b->counts[r];
+    }
+    pmpi ? PMPI_Reduce_scatter(b->send, b->recv, b->counts, MPI_DOUBLE, MPI_SUM, comm)
+         : MPI_Reduce_scatter(b->send, b->recv, b->counts, MPI_DOUBLE, MPI_SUM, comm);
+}
+
+/* bytes per rank pair, like alltoallv's row, with a datatype per pair (all MPI_BYTE) */
+static void run_alltoallw(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    static MPI_Datatype *types;
+    if (!types && !(types = malloc(sizeof *types * (size_t)b->size))) MPI_Abort(comm, 1);
+    for (int r = 0; r < b->size; r++) {
+        b->counts[r] = bytes;
+        b->displs[r] = r * bytes;
+        types[r] = MPI_BYTE;
+    }
+    pmpi ? PMPI_Alltoallw(b->send, b->counts, b->displs, types, b->recv, b->counts, b->displs, types, comm)
+         : MPI_Alltoallw(b->send, b->counts, b->displs, types, b->recv, b->counts, b->displs, types, comm);
+}
+
 /* ---- non-blocking forms: start, then wait at once (latency), or with overlap_ns of compute
  * between (the _ovl rows: the time shown is the loop's minus that compute, what the collective
  * adds to it; a collective that progressed meanwhile adds little) */
@@ -264,6 +307,10 @@ static const op_desc_t ops[] = {
     {"alltoall", run_alltoall, 1, 1, 0},
     {"alltoallv", run_alltoallv, 1, 1, 0},
     {"alltoallv_sparse", run_alltoallv_sparse, 1, 1, 0},
+    {"scan", run_scan, 1, 8, 0},
+    {"exscan", run_exscan, 1, 8, 0},
+    {"reduce_scatter", run_reduce_scatter, 1, 64, 0}, /* 8 ranks x 1 double */
+    {"alltoallw", run_alltoallw, 1, 1, 0},
     {"ibarrier", run_ibarrier, 0, 0, 0},
     {"ibcast", run_ibcast, 1, 1, 0},
     {"iallreduce", run_iallreduce, 1, 8, 0},

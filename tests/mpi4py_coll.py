@@ -7,11 +7,11 @@ Allreduce (sum, max, several types and sizes), Bcast from every root, Gather to 
 Barrier on fresh random data (seed printed by rank 0; NODESHM_TEST_SEED replays), buffers from
 the array module (no numpy needed); every result checked against values computed here.  Then
 every buffer collective mpi4py has (Allreduce, Bcast, Gather(v), Scatter(v), Allgather(v),
-Reduce, Reduce_scatter_block, Alltoall(v), Barrier), N calls each on fresh data, values checked,
+Reduce, Reduce_scatter(_block), Scan, Exscan, Alltoall(v,w), Barrier), N calls each on fresh data, values checked,
 and that op's counter (nodeshm_mpi_accelerated_op, through ctypes) must grow by exactly N: the
 interposer ran every call, whichever entry mpi4py used (MPI_Bcast, or MPI_Bcast_c under an MPI-4
 library).  The test's environment (tests/mpi_extra.cmake) puts every op inside its window;
-gatherv and scatterv are expected only on one node (NODESHM_PES_PER_NODE cuts the machine into
+gatherv, scatterv and alltoallw are expected only on one node (NODESHM_PES_PER_NODE cuts the machine into
 pseudo-nodes).  Also checks that mpi4py uses the MPI it was meant to (MPI.Get_library_version(),
 --expect).  Exit status 77 if mpi4py is missing (the test is then skipped)."""
 import array
@@ -290,6 +290,49 @@ def t_alltoallv(i, k):
     check(recv == want, "Alltoallv call %d" % i)
 
 
+def t_scan(i, k, exclusive=False):
+    n = shared.randrange(1, 300)
+    recv = zeros(n)
+    (comm.Exscan if exclusive else comm.Scan)([ints(stream(rank, k), n), MPI.INT], [recv, MPI.INT], op=MPI.SUM)
+    upto = rank if exclusive else rank + 1
+    if upto > 0:  # Exscan leaves rank 0's buffer undefined
+        want = [sum(v) for v in zip(*[ints(stream(r, k), n) for r in range(upto)])]
+        check(list(recv) == want, "%s call %d" % ("Exscan" if exclusive else "Scan", i))
+
+
+def t_exscan(i, k):
+    t_scan(i, k, True)
+
+
+def t_reduce_scatter(i, k):
+    counts = [(r * 5 + i) % 13 + (r == 0) for r in range(size)]  # blocks in rank order, no gaps
+    displs = [sum(counts[:r]) for r in range(size)]
+    total = sum(counts)
+    recv = zeros(counts[rank])
+    comm.Reduce_scatter([ints(stream(rank, k), total), MPI.INT], [recv, MPI.INT], counts, op=MPI.SUM)
+    want = [sum(v) for v in zip(*[ints(stream(r, k), total) for r in range(size)])]
+    check(list(recv) == want[displs[rank]:displs[rank] + counts[rank]], "Reduce_scatter call %d" % i)
+
+
+def t_alltoallw(i, k):
+    def count(src, dst):
+        return (src * 5 + dst * 3 + i) % 11
+
+    scounts = [count(rank, r) for r in range(size)]
+    rcounts = [count(r, rank) for r in range(size)]
+    sdispls, stotal = layout(scounts)
+    rdispls, rtotal = layout(rcounts)
+    recv = zeros(rtotal)
+    isz = MPI.INT.Get_size()
+    comm.Alltoallw([ints(stream(rank, k), stotal), (scounts, [d * isz for d in sdispls]), [MPI.INT] * size],
+                   [recv, (rcounts, [d * isz for d in rdispls]), [MPI.INT] * size])
+    want = zeros(rtotal)
+    for r in range(size):
+        sd, st = layout([count(r, q) for q in range(size)])
+        want[rdispls[r]:rdispls[r] + rcounts[r]] = ints(stream(r, k), st)[sd[rank]:sd[rank] + rcounts[r]]
+    check(recv == want, "Alltoallw call %d" % i)
+
+
 def t_barrier(i, k):
     comm.Barrier()
 
@@ -297,15 +340,16 @@ def t_barrier(i, k):
 per_op = [("allreduce", t_allreduce), ("bcast", t_bcast), ("gather", t_gather), ("gatherv", t_gatherv),
           ("scatter", t_scatter), ("scatterv", t_scatterv), ("allgather", t_allgather),
           ("allgatherv", t_allgatherv), ("reduce", t_reduce), ("reduce_scatter_block", t_reduce_scatter_block),
-          ("alltoall", t_alltoall), ("alltoallv", t_alltoallv), ("barrier", t_barrier)]
+          ("alltoall", t_alltoall), ("alltoallv", t_alltoallv), ("scan", t_scan), ("exscan", t_exscan),
+          ("reduce_scatter", t_reduce_scatter), ("alltoallw", t_alltoallw), ("barrier", t_barrier)]
 for name, fn in per_op:
     before = accelerated_op(name.encode()) if accelerated_op else 0
     for i in range(N):
         k += 1
         fn(i, k)
     moved = (accelerated_op(name.encode()) if accelerated_op else 0) - before
-    # one rank: nothing to accelerate; gatherv/scatterv: one node only
-    want = 0 if size == 1 or (name in ("gatherv", "scatterv") and n_nodes > 1) else N
+    # one rank: nothing to accelerate; gatherv/scatterv/alltoallw: one node only
+    want = 0 if size == 1 or (name in ("gatherv", "scatterv", "alltoallw") and n_nodes > 1) else N
     check(moved == want, "%s: %d of %d calls run by nodeshm, expected %d" % (name, moved, N, want))
 
 n_acc = accelerated() if accelerated else 0

@@ -25,19 +25,6 @@ static void check_accel(MPI_Comm comm, long before, const char *what, const char
     CHECK(least > 0, "%s: %s never ran through the interposer", cname, what);
 }
 
-static const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_BAND, MPI_BOR, MPI_BXOR,
-                             MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MAXLOC, MPI_MINLOC};
-static const char *opname[] = {"sum", "prod", "max", "min", "band", "bor", "bxor",
-                               "land", "lor", "lxor", "maxloc", "minloc"};
-#define NOPS (int)(sizeof ops / sizeof *ops)
-
-static double tolerance(const tinfo_t *t, MPI_Op op, int size)
-{
-    if (t->kind == K_FLOAT && (op == MPI_SUM || op == MPI_PROD))
-        return (t->size == 4 ? FLT_EPSILON : DBL_EPSILON) * 4 * size;
-    return 0;
-}
-
 /* Keeps the run short on a busy machine (every PMPI reference call costs milliseconds when 8
  * ranks share 2 cores): on world a third of the (case, count) pairs, rotating so that every
  * count meets many cases; on the other communicators one in eight. */

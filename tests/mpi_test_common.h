@@ -144,6 +144,21 @@ static void __attribute__((unused)) straggle(MPI_Comm comm, int it)
     if (it % 3 == 0 && rank == (it / 3) % size) usleep(300 + (unsigned)(rnd() % 700));
 }
 
+/* Every predefined reduction op (op_fits says which types it takes) and its name. */
+static const MPI_Op ops[] __attribute__((unused)) = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_BAND, MPI_BOR,
+                                                     MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MAXLOC, MPI_MINLOC};
+static const char *const opname[] __attribute__((unused)) = {"sum", "prod", "max", "min", "band", "bor", "bxor",
+                                                             "land", "lor", "lxor", "maxloc", "minloc"};
+#define NOPS (int)(sizeof ops / sizeof *ops)
+
+/* Float sums and products: the MPI library picks the order, so results agree within this. */
+static double __attribute__((unused)) tolerance(const tinfo_t *t, MPI_Op op, int size)
+{
+    if (t->kind == K_FLOAT && (op == MPI_SUM || op == MPI_PROD))
+        return (t->size == 4 ? FLT_EPSILON : DBL_EPSILON) * 4 * size;
+    return 0;
+}
+
 static const int counts[] __attribute__((unused)) = {0, 1, 3, 17, 1001, 4099, 30000};
 #define NCOUNTS (int)(sizeof counts / sizeof *counts)
 

@@ -98,13 +98,19 @@ static char *a2a_area(const nsm_state_t *s, size_t stride)
  * widened threshold used as the stride made the matrix not fit and sent every call, 8-byte ones
  * too, to the MPI library (2 ranks: MAX >= 2m; 4 ranks: >= 1m).  The cap is a whole number of
  * cache lines, so that blocks of different senders do not share one.  Agreed values only. */
-size_t nsm_a2av_stride(const nsm_state_t *s)
+size_t nsm_a2a_room(const nsm_state_t *s)
 {
-    size_t max = s->max[NSM_OP_ALLTOALLV], room;
+    size_t room;
     const nodeshm_banks_t *b = &s->area.banks;
     if (s->n_nodes == 1) room = (size_t)s->node_size * b->slot_bytes / ((size_t)s->size * (size_t)s->size);
     else room = b->stage_bytes / (2 * (size_t)s->max_node_size * (size_t)s->size);
     if (room >= NODESHM_FLAG_LINE) room -= room % NODESHM_FLAG_LINE;
+    return room;
+}
+
+size_t nsm_a2av_stride(const nsm_state_t *s)
+{
+    size_t max = s->max[NSM_OP_ALLTOALLV], room = nsm_a2a_room(s);
     return max < room ? max : room;
 }
 
@@ -201,8 +207,9 @@ int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sd
     nsm_state_t *const looked = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
     const size_t pairs_stride = veto ? 0 : nsm_alltoallv_pairs_stride(looked, sendbuf == MPI_IN_PLACE);
     if (pairs_stride) /* one node: no vote (alltoallv_pairs.c) */
-        return nsm_alltoallv_pairs(looked, pairs_stride, sendbuf, (nsm_vec_t){sendcounts, sdispls, 0}, sendtype,
-                                   recvbuf, (nsm_vec_t){recvcounts, rdispls, 0}, recvtype, comm, "MPI_Alltoallv");
+        return nsm_alltoallv_pairs(looked, pairs_stride, sendbuf, (nsm_vec_t){sendcounts, sdispls, 0, NULL},
+                                   sendtype, recvbuf, (nsm_vec_t){recvcounts, rdispls, 0, NULL}, recvtype, comm,
+                                   "MPI_Alltoallv");
     const size_t T = looked ? nsm_a2av_stride(looked) : 0;
     nsm_state_t *s = T ? looked : NULL;
     char *area = s ? a2a_area(s, T) : NULL;

@@ -120,6 +120,14 @@ NSB_HELPER int nsb_count_slow(MPI_Count c, MPI_Datatype type, MPI_Comm comm, int
     X(Reduce_scatter_block,                                                                        \
       (const void *sb, void *rb, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm),    \
       (sb, rb, count, type, op, comm), NSB_COUNT(i0, count, type, 0, 0, 0),                        \
+      (sb, rb, i0, type, op, comm))                                                                \
+    X(Scan,                                                                                        \
+      (const void *sb, void *rb, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm),    \
+      (sb, rb, count, type, op, comm), NSB_COUNT(i0, count, type, 0, 0, 0),                        \
+      (sb, rb, i0, type, op, comm))                                                                \
+    X(Exscan,                                                                                      \
+      (const void *sb, void *rb, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm),    \
+      (sb, rb, count, type, op, comm), NSB_COUNT(i0, count, type, 0, 0, 0),                        \
       (sb, rb, i0, type, op, comm))
 
 /* NODESHM_MPI_STATS: each op's id and the bytes of a call the MPI library gets unconverted
@@ -132,6 +140,8 @@ NSB_HELPER int nsb_count_slow(MPI_Count c, MPI_Datatype type, MPI_Comm comm, int
 #define NSB_OP_Reduce NSM_OP_REDUCE
 #define NSB_OP_Allreduce NSM_OP_ALLREDUCE
 #define NSB_OP_Reduce_scatter_block NSM_OP_REDUCE_SCATTER_BLOCK
+#define NSB_OP_Scan NSM_OP_SCAN
+#define NSB_OP_Exscan NSM_OP_EXSCAN
 #define NSB_BYTES_Bcast(buf, count, type, root, comm) nsm_stat_bytes(count, type)
 #define NSB_BYTES_Gather(sb, sc, st, rb, rc, rt, root, comm)                                       \
     (sb == MPI_IN_PLACE ? nsm_stat_bytes(rc, rt) : nsm_stat_bytes(sc, st))
@@ -144,6 +154,8 @@ NSB_HELPER int nsb_count_slow(MPI_Count c, MPI_Datatype type, MPI_Comm comm, int
 #define NSB_BYTES_Allreduce(sb, rb, count, type, op, comm) nsm_stat_bytes(count, type)
 #define NSB_BYTES_Reduce_scatter_block(sb, rb, count, type, op, comm)                              \
     (nsm_stat_bytes(count, type) * nsm_stat_ranks(comm))
+#define NSB_BYTES_Scan(sb, rb, count, type, op, comm) nsm_stat_bytes(count, type)
+#define NSB_BYTES_Exscan(sb, rb, count, type, op, comm) nsm_stat_bytes(count, type)
 
 /* rc = call, counted (stats on) as handed over (nsb_why) */
 #define NSB_COUNTED(rc, op, bytes, call)                                                           \
@@ -368,8 +380,8 @@ int MPI_Alltoallv_c(const void *sb, const MPI_Count scs[], const MPI_Aint sds[],
     const size_t pairs_stride = nsm_alltoallv_pairs_stride(pairs, sb == MPI_IN_PLACE);
     if (pairs_stride) { /* one node: the counts as they are, no vote (alltoallv_pairs.c) */
         if (!scs || !sds) return nsm_bad_arg(comm, "MPI_Alltoallv_c", "sendcounts or sdispls (NULL)", 0);
-        rc = nsm_alltoallv_pairs(pairs, pairs_stride, sb, (nsm_vec_t){scs, sds, 1}, st, rb, (nsm_vec_t){rcs, rds, 1},
-                                 rt, comm, "MPI_Alltoallv_c");
+        rc = nsm_alltoallv_pairs(pairs, pairs_stride, sb, (nsm_vec_t){scs, sds, 1, NULL}, st, rb,
+                                 (nsm_vec_t){rcs, rds, 1, NULL}, rt, comm, "MPI_Alltoallv_c");
     } else {
         /* a rank that cannot run the body still votes, "too big", so all hand the call over */
         rc = nsm_alltoallv_body(sbase, sc, sd, st, (void *)rbase, rc_, rd, rt, comm, why != NSB_OK);
@@ -382,5 +394,59 @@ int MPI_Alltoallv_c(const void *sb, const MPI_Count scs[], const MPI_Aint sds[],
         nsm_stats_leave(&call, NSM_OP_ALLTOALLV, nsm_stat_bytes(n, sb == MPI_IN_PLACE ? rt : st), rc);
     }
     free(a.mem);
+    return rc;
+})
+
+NSM_IF_C_Reduce_scatter(
+int MPI_Reduce_scatter_c(const void *sb, void *rb, const MPI_Count rcs[], MPI_Datatype type, MPI_Op op,
+                         MPI_Comm comm)
+{
+    nsb_arrays_t a = {.mem = NULL};
+    int rc, fits = nsb_size_intra(comm, &a.n) && rcs;
+    /* recvcounts agree on all ranks: one beyond an int is above every window on every rank */
+    int *c = fits ? nsb_array(&a, 0, "MPI_Reduce_scatter_c") : NULL;
+    MPI_Count n = 0;
+    for (int r = 0; rcs && r < a.n; r++) {
+        fits = fits && nsb_fits(rcs[r]);
+        if (fits) c[r] = (int)rcs[r];
+        n += rcs[r] > 0 ? rcs[r] : 0;
+    }
+    if (fits)
+        rc = nsm_entry_Reduce_scatter(sb, rb, c, type, op, comm);
+    else
+        NSB_COUNTED(rc, NSM_OP_REDUCE_SCATTER, nsm_stat_bytes(n, type),
+                    PMPI_Reduce_scatter_c(sb, rb, rcs, type, op, comm));
+    free(a.mem);
+    return rc;
+})
+
+NSM_IF_C_Alltoallw(
+int MPI_Alltoallw_c(const void *sb, const MPI_Count scs[], const MPI_Aint sds[], const MPI_Datatype sts[], void *rb,
+                    const MPI_Count rcs[], const MPI_Aint rds[], const MPI_Datatype rts[], MPI_Comm comm)
+{
+    /* one node: the wide arrays as they are (alltoallv_pairs.c), no conversion */
+    nsm_call_t call;
+    const int counting = NSM_STATS_ON;
+    if (counting) nsm_stats_enter(&call);
+    nsm_state_t *s = nsm_op_max(NSM_OP_ALLTOALLW) ? nsm_get_state(comm) : NULL;
+    const size_t T = nsm_alltoallw_pairs_stride(s, sb == MPI_IN_PLACE);
+    int rc;
+    if (T && (!scs || !sds || !sts || !rcs || !rds || !rts))
+        return nsm_bad_arg(comm, "MPI_Alltoallw_c", "counts, displacements or datatypes (NULL)", 0);
+    if (T) {
+        rc = nsm_alltoallv_pairs(s, T, sb, (nsm_vec_t){scs, sds, 1, sts}, MPI_DATATYPE_NULL, rb,
+                                 (nsm_vec_t){rcs, rds, 1, rts}, MPI_DATATYPE_NULL, comm, "MPI_Alltoallw_c");
+    } else {
+        NSM_HAND(NSM_OP_ALLTOALLW, comm, s, nsm_op_max(NSM_OP_ALLTOALLW) != 0, -1,
+                 s && s->n_nodes > 1 ? NSM_WHY_NODES : sb == MPI_IN_PLACE ? NSM_WHY_ARGS : NSM_WHY_STAGE);
+        rc = PMPI_Alltoallw_c(sb, scs, sds, sts, rb, rcs, rds, rts, comm);
+    }
+    if (counting) {
+        long long n = 0;
+        const MPI_Count *counts = sb == MPI_IN_PLACE ? rcs : scs;
+        const MPI_Datatype *types = sb == MPI_IN_PLACE ? rts : sts;
+        for (int r = 0; counts && types && r < nsm_stat_ranks(comm); r++) n += nsm_stat_bytes(counts[r], types[r]);
+        nsm_stats_leave(&call, NSM_OP_ALLTOALLW, n, rc);
+    }
     return rc;
 })

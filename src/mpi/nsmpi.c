@@ -106,6 +106,15 @@ static size_t nsm_size_buffers(nsm_state_t *s, const size_t *max, int node_size)
     else NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * max[NSM_OP_ALLTOALL]);
     if (s->n_nodes == 1) NSM_NEED(slot, nsm_a2a_bytes(s, (size_t)s->size * max[NSM_OP_ALLTOALLV]));
     else NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * max[NSM_OP_ALLTOALLV]);
+    if (s->n_nodes == 1) NSM_NEED(slot, nsm_a2a_bytes(s, (size_t)s->size * max[NSM_OP_ALLTOALLW])); /* one node only */
+    /* scans: a slot each, between nodes the node total in the result area; reduce_scatter: as
+     * reduce_scatter_block */
+    NSM_NEED(slot, max[NSM_OP_SCAN]);
+    NSM_NEED(slot, max[NSM_OP_EXSCAN]);
+    if (s->n_nodes > 1) NSM_NEED(result, max[NSM_OP_SCAN]);
+    if (s->n_nodes > 1) NSM_NEED(result, max[NSM_OP_EXSCAN]);
+    NSM_NEED(result, max[NSM_OP_REDUCE_SCATTER]);
+    NSM_NEED(slot, max[NSM_OP_REDUCE_SCATTER]);
     if (max[NSM_OP_ALLTOALLV]) NSM_NEED(result, ((size_t)s->max_node_size + 1) * NODESHM_FLAG_LINE);
 #undef NSM_NEED
     return nodeshm_banks_layout(&s->area.banks, result, slot, node_size,

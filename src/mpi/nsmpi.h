@@ -125,12 +125,12 @@ static inline void nsm_node_barrier_all(nsm_state_t *s)
     X(OP, "reduce_op", "a reduction op that is not predefined (user-defined)")                     \
     X(INTER, "inter", "an intercommunicator")                                                      \
     X(ALONE, "alone", "no node peer (size 1, or one rank per node)")                               \
-    X(NODES, "nodes", "spans nodes (gatherv, scatterv, non-blocking ops: one node only)")          \
+    X(NODES, "nodes", "spans nodes (one-node ops; scans: a node's ranks not consecutive)")         \
     X(SETUP, "setup", "non-blocking op before any blocking one on the communicator (setup blocks)") \
     X(VOTE, "vote", "alltoallv: a block above the stride (voted out, or skipped after that)")      \
     X(LARGE, "large_count", "MPI-4 _c call whose counts do not fit an int")                        \
     X(FORTRAN, "fortran", "Fortran call before MPI_IN_PLACE is known: the MPI's own routine")      \
-    X(ARGS, "args", "invalid arguments (root): the MPI library reports them")
+    X(ARGS, "args", "invalid arguments (root): the MPI library reports them; alltoallw in place")
 enum {
 #define NSM_WHY_ID(id, column, meaning) NSM_WHY_##id,
     NSM_WHYS(NSM_WHY_ID)
@@ -250,8 +250,11 @@ const char *nsm_a2a_recv_ptr(const nsm_state_t *s, const char *area, size_t stri
 typedef struct nsm_vec {
     const void *counts, *displs;
     int wide;
+    const MPI_Datatype *types; /* alltoallw: a datatype per rank, displacements in bytes; NULL: the
+                                * call's one datatype, displacements in its extents */
 } nsm_vec_t;
 size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s, int in_place);
+size_t nsm_alltoallw_pairs_stride(const nsm_state_t *s, int in_place); /* the same for alltoallw */
 int nsm_alltoallv_pairs(nsm_state_t *s, size_t stride, const void *sendbuf, nsm_vec_t sv, MPI_Datatype sendtype,
                         void *recvbuf, nsm_vec_t rv, MPI_Datatype recvtype, MPI_Comm comm, const char *call);
 int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -275,6 +278,9 @@ NSM_ENTRY_DECL(Reduce)
 NSM_ENTRY_DECL(Allreduce)
 NSM_ENTRY_DECL(Reduce_scatter_block)
 NSM_ENTRY_DECL(Alltoall)
+NSM_ENTRY_DECL(Scan)
+NSM_ENTRY_DECL(Exscan)
+NSM_ENTRY_DECL(Reduce_scatter)
 
 /* ---- datatypes */
 /* Bytes of `count` elements of `type` in packed form; -1 if unusable (negative, overflow).
@@ -345,6 +351,10 @@ static inline int nsm_bad_arg(MPI_Comm comm, const char *call, const char *what,
 }
 /* A predefined reduction op (MPI_SUM ... MPI_MINLOC): PMPI_Reduce_local can apply it. */
 int nsm_op_ok(MPI_Op op);
+/* Reduce_scatter(_block) on state s (reduce_scatter.c): block r holds counts[r] elements, or
+ * `count` for every r when counts is NULL; total: the elements of the whole vector (> 0). */
+int nsm_reduce_scatter_run(nsm_state_t *s, int id, const void *sendbuf, void *recvbuf, const int *counts, int count,
+                           size_t total, MPI_Aint extent, MPI_Datatype type, MPI_Op op);
 /* dst = slot 0 op slot 1 op ... in node rank order, over the n elements (len bytes) at byte
  * offset off of every slot: the same bits on every rank that calls it (allreduce.c). */
 void nsm_reduce_slots(const nsm_state_t *s, void *dst, size_t off, int n, size_t len, MPI_Datatype type,

@@ -139,6 +139,17 @@
     X(ALLTOALLV, alltoallv, /* largest bytes of one rank pair */                                   \
       NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32)),                   \
       NSM_PPN(NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8)))                         \
+    /* scans, reduce_scatter, alltoallw (src/mpi/scan.c, reduce_scatter.c, alltoallw.c): one node  \
+     * as measured (the note below NSM_OP_MINS); between nodes off until measured (the paths      \
+     * exist and are tested: tests/mpi_scan.cmake) */                                              \
+    X(SCAN, scan, /* message bytes */                                                              \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), 0, 0, 0), NSM_PPN(NSM_K(128), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+    X(EXSCAN, exscan, /* message bytes */                                                          \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), 0, 0, 0), NSM_PPN(NSM_K(8), NSM_K(32), NSM_K(32), 0, 0, 0)) \
+    X(REDUCE_SCATTER, reduce_scatter, /* whole vector */                                           \
+      NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), 0, 0, 0), NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), 0, 0, 0)) \
+    X(ALLTOALLW, alltoallw, /* largest bytes of one rank pair; between nodes: the MPI library */    \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(8), NSM_K(32), NSM_K(32), 0, 0, 0)) \
     /* non-blocking forms: one node only; their measurements: src/mpi/nonblocking.c */             \
     X(IBARRIER, ibarrier, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) /* no size */      \
     X(IBCAST, ibcast, /* message bytes */                                                          \
@@ -175,7 +186,24 @@
     X(SCATTERV, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 512, 0, 0)) /* per block: smaller ones go point to point */ \
     X(ALLGATHER, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0))                             \
     X(ALLGATHERV, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0))                            \
-    X(REDUCE, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, NSM_K(1), NSM_K(1), NSM_K(1)))
+    X(REDUCE, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, NSM_K(1), NSM_K(1), NSM_K(1)))        \
+    X(SCAN, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(NSM_K(1), 0, 0, 0, 0, 0))                           \
+    X(EXSCAN, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(256, 0, 0, 0, 0, 0))
+
+/* Scan, exscan, reduce_scatter, alltoallw: bench/mpi_osu.c with their windows raised (1g), 8 B-1 MiB,
+ * medians of 5 alternating repetitions, on a machine at load 17-29 (2 cores, two other engineers'
+ * builds and benchmarks): every figure is scheduling-bound and bimodal, and 8 ranks could not be
+ * run to the end (its columns take the 4-rank values).  MPICH, 4 ranks: scan and exscan 22-360x
+ * up to 4 KiB and 2.2-3.8x above, reduce_scatter 1.5-6.7x (256 KiB 0.86x), alltoallw 1.4-8x;
+ * 8 ranks (partial): scans 2.2-340x; 2 ranks: scans 3.4-130x (one point 0.76x, 4 KiB), while
+ * reduce_scatter lost up to 4 KiB in both runs (0.48-0.86x; 1.1-250x above) and alltoallw won
+ * 62-430x in one run and 0.53-1.4x in the other, both columns at 0.2-2 ms per call (time
+ * slices): left on pending a quiet rerun.  Open MPI, 2 ranks: its scan and exscan
+ * take 0.12-0.5 us below a few hundred bytes (0.09-0.79x): lower bounds 1 KiB and 256 B there;
+ * scan 1.7-3.3x at 1-128 KiB, exscan 1.2-3x at 256 B-8 KiB and 0.70-0.97x above; 4 ranks: scan
+ * 1.1-8x at 32 B-16 KiB, exscan 1.5-31x at 64 B-32 KiB, mixed above (0.38-1.27x), reduce_scatter
+ * 1.9-37x at every size but one (256 B 0.13x, 9 vs 70 us), alltoallw 1.4-26x up to 32 KiB and
+ * 0.65-0.88x from 64 KiB; alltoallw at 2 ranks takes alltoallv's 8 KiB (unmeasured). */
 
 /* A row's defaults by communicator shape (NSM_SHAPES columns, nsm_shape): on one node with at
  * most 2, 3-4, and 5 or more ranks; and over several nodes with at most 2, 3-4, and 5 or more
@@ -235,6 +263,8 @@ void nsm_debug_state(const struct nsm_state *s);
 /* Alltoallv's block stride on this communicator (alltoall.c): its threshold, capped by what
  * fits the matrix; blocks above it go to the MPI library. */
 size_t nsm_a2av_stride(const struct nsm_state *s);
+/* The largest block stride the matrix holds (alltoall.c): alltoallv's and alltoallw's cap. */
+size_t nsm_a2a_room(const struct nsm_state *s);
 
 /* The column of NSM_OPS for a communicator of n_nodes nodes whose fullest node holds `per_node`
  * of its ranks: 0 for up to 2 ranks, 1 for 3-4, 2 for 5 and more; 3 more on several nodes. */

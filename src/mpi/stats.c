@@ -14,7 +14,8 @@
  * Bytes of a call: what this rank's buffers hold for it: the message (bcast, reduce, allreduce and
  * their non-blocking forms), its block (gather, gatherv, allgather, allgatherv, igather,
  * iallgather: the one it sends; scatter, scatterv, iscatter: the one it receives; with MPI_IN_PLACE the same block on the other side), its whole send buffer
- * (alltoall, alltoallv, reduce_scatter_block); barrier 0.  Fortran calls made by the MPI's own
+ * (alltoall, alltoallv, alltoallw, reduce_scatter_block, reduce_scatter; scan, exscan: the
+ * message); barrier 0.  Fortran calls made by the MPI's own
  * routine (the "fortran" column) count no bytes.
  *
  * Counters: relaxed atomics on each op's own cache lines (nsm_op_stats_t), the current call's
