@@ -98,9 +98,11 @@ static char *a2a_area(const nsm_state_t *s, size_t stride)
  * widened threshold used as the stride made the matrix not fit and sent every call, 8-byte ones
  * too, to the MPI library (2 ranks: MAX >= 2m; 4 ranks: >= 1m).  The cap is a whole number of
  * cache lines, so that blocks of different senders do not share one.  Agreed values only. */
-size_t nsm_a2av_stride(const nsm_state_t *s)
+size_t nsm_a2av_stride(const nsm_state_t *s) { return nsm_a2a_stride(s, s->max[NSM_OP_ALLTOALLV]); }
+
+size_t nsm_a2a_stride(const nsm_state_t *s, size_t max)
 {
-    size_t max = s->max[NSM_OP_ALLTOALLV], room;
+    size_t room;
     const nodeshm_banks_t *b = &s->area.banks;
     if (s->n_nodes == 1) room = (size_t)s->node_size * b->slot_bytes / ((size_t)s->size * (size_t)s->size);
     else room = b->stage_bytes / (2 * (size_t)s->max_node_size * (size_t)s->size);

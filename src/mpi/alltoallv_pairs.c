@@ -25,32 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline long long vec_count(const nsm_vec_t *v, int r)
-{
-    return v->wide ? (long long)((const MPI_Count *)v->counts)[r] : (long long)((const int *)v->counts)[r];
-}
-
-static inline long long vec_displ(const nsm_vec_t *v, int r)
-{
-    return v->wide ? (long long)((const MPI_Aint *)v->displs)[r] : (long long)((const int *)v->displs)[r];
-}
-
-/* One point-to-point half of a block above T. */
-static int pair_p2p(int send, void *buf, long long count, MPI_Datatype type, int peer, MPI_Comm comm,
-                    MPI_Request *req)
-{
-    if (count <= INT_MAX)
-        return send ? PMPI_Isend(buf, (int)count, type, peer, 0, comm, req)
-                    : PMPI_Irecv(buf, (int)count, type, peer, 0, comm, req);
-#if MPI_VERSION >= 4
-    return send ? PMPI_Isend_c(buf, (MPI_Count)count, type, peer, 0, comm, req)
-                : PMPI_Irecv_c(buf, (MPI_Count)count, type, peer, 0, comm, req);
-#else
-    (void)buf, (void)type, (void)peer, (void)comm, (void)req;
-    return MPI_ERR_COUNT; /* no large-count entry in this MPI: a wide count cannot reach here */
-#endif
-}
-
 size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s, int in_place)
 {
     /* agreed on every rank: the configuration, the communicator and MPI_IN_PLACE (all or none);
@@ -68,8 +42,8 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
         PMPI_Type_size(sendtype, &ssize) != MPI_SUCCESS || PMPI_Type_size(recvtype, &rsize) != MPI_SUCCESS)
         return nsm_bad_arg(comm, call, "sendtype or recvtype (MPI_DATATYPE_NULL)", 0);
     for (int r = 0; r < s->size; r++) {
-        if (vec_count(&sv, r) < 0) return nsm_bad_arg(comm, call, "sendcounts[r]", vec_count(&sv, r));
-        if (vec_count(&rv, r) < 0) return nsm_bad_arg(comm, call, "recvcounts[r]", vec_count(&rv, r));
+        if (nsm_vec_count(&sv, r) < 0) return nsm_bad_arg(comm, call, "sendcounts[r]", nsm_vec_count(&sv, r));
+        if (nsm_vec_count(&rv, r) < 0) return nsm_bad_arg(comm, call, "recvcounts[r]", nsm_vec_count(&rv, r));
     }
     PMPI_Type_get_extent(sendtype, &lb, &sext);
     PMPI_Type_get_extent(recvtype, &lb, &rext);
@@ -80,13 +54,13 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
         fprintf(stderr, "nodeshm_mpi: %s: out of memory for %d requests\n", call, 2 * s->size);
         nodeshm_abort_job(1);
     }
-#define SEND_AT(r) ((const char *)sendbuf + vec_displ(&sv, r) * (long long)sext)
-#define RECV_AT(r) ((char *)recvbuf + vec_displ(&rv, r) * (long long)rext)
+#define SEND_AT(r) ((const char *)sendbuf + nsm_vec_displ(&sv, r) * (long long)sext)
+#define RECV_AT(r) ((char *)recvbuf + nsm_vec_displ(&rv, r) * (long long)rext)
 
     /* a rank that writes no matrix block overwrites nothing a slower reader may still need */
     int writes = 0;
     for (int r = 0; r < s->size && !writes; r++) {
-        unsigned long long bytes = (unsigned long long)vec_count(&sv, r) * (unsigned)ssize;
+        unsigned long long bytes = (unsigned long long)nsm_vec_count(&sv, r) * (unsigned)ssize;
         writes = bytes && bytes <= T && (r != s->rank || !(sdense && rdense));
     }
     uint64_t seq = writes ? nsm_begin(s, NSM_OP_ALLTOALLV) : nsm_begin_reader(s, NSM_OP_ALLTOALLV);
@@ -94,23 +68,23 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
     /* blocks above T travel by themselves while the matrix is filled and read */
     int rc = MPI_SUCCESS;
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
-        long long n = vec_count(&rv, r);
+        long long n = nsm_vec_count(&rv, r);
         if (n && (unsigned long long)n * (unsigned)rsize > T)
-            rc = pair_p2p(0, RECV_AT(r), n, recvtype, s->p2p_rank[r], nsm_p2p, &req[nreq++]);
+            rc = nsm_p2p_start(0, RECV_AT(r), n, recvtype, s->p2p_rank[r], s->p2p_tag, &req[nreq++]);
     }
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
-        long long n = vec_count(&sv, r);
+        long long n = nsm_vec_count(&sv, r);
         unsigned long long bytes = (unsigned long long)n * (unsigned)ssize;
         if (!bytes) continue;
         if (bytes > T)
-            rc = pair_p2p(1, (void *)SEND_AT(r), n, sendtype, s->p2p_rank[r], nsm_p2p, &req[nreq++]);
+            rc = nsm_p2p_start(1, (void *)SEND_AT(r), n, sendtype, s->p2p_rank[r], s->p2p_tag, &req[nreq++]);
         else if (r != s->rank || !(sdense && rdense))
             nsm_pack_as(area + nsm_a2a_send_block(s, r) * T, (size_t)bytes, SEND_AT(r), (int)n, sendtype, sdense,
                         comm);
     }
     nodeshm_flags_arrive(&s->area.flags, seq);
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
-        long long n = vec_count(&rv, r);
+        long long n = nsm_vec_count(&rv, r);
         unsigned long long bytes = (unsigned long long)n * (unsigned)rsize;
         if (!bytes || bytes > T) continue;
         if (r == s->rank && sdense && rdense) { /* my own block, straight across */
