@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "mpi_check.h"
+#include "mpi_nb_complete.h"
 
 static int expect_accel, window = 16384;
 static long (*acc_fn)(const char *);
@@ -42,21 +43,14 @@ static uint64_t val(int r, int c, int q, int i)
 }
 static uint64_t shared(int r, int c, int k) { return mix(seed ^ 0xabcdefull ^ ((uint64_t)r << 20) ^ ((uint64_t)c << 8) ^ (uint64_t)k); }
 
-static void spin_us(double us)
-{
-    double t = MPI_Wtime() + us * 1e-6;
-    while (MPI_Wtime() < t) {
-    }
-}
-
 /* An element count for bytes-per-element e: mostly the ring (small), some banks (4-window), some
  * above the window (handed to the MPI library), the same on every rank. */
 static int pick_count(uint64_t x, int e)
 {
     int kind = (int)(x % 20), bytes;
-    if (kind < 10) bytes = 1 + (int)(x >> 8) % 512;
-    else if (kind < 17) bytes = 4097 + (int)(x >> 8) % (window - 4096);
-    else bytes = window + 1 + (int)(x >> 8) % window;
+    if (kind < 10) bytes = 1 + (int)((x >> 8) % 512);
+    else if (kind < 17) bytes = 4097 + (int)((x >> 8) % (uint64_t)(window - 4096));
+    else bytes = window + 1 + (int)((x >> 8) % (uint64_t)window);
     return bytes / e > 0 ? bytes / e : 1;
 }
 
@@ -208,54 +202,6 @@ static void check(call_t *k, int r, const char *how)
     free(k->ref);
     free(k->send);
     k->buf = k->ref = k->send = NULL;
-}
-
-/* Completes every request in `req` (n of them) the way `mode` says. */
-static const char *complete_all(int mode, int n, MPI_Request *req, uint64_t x)
-{
-    int done = 0, idx[64], out, flag;
-    switch (mode) {
-    case 0:
-        MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
-        return "waitall";
-    case 1:
-        for (int i = n - 1; i >= 0; i--) MPI_Wait(&req[i], MPI_STATUS_IGNORE);
-        return "wait in reverse";
-    case 2:
-        while (done < n) {
-            MPI_Waitany(n, req, &out, MPI_STATUS_IGNORE);
-            CHECK(out != MPI_UNDEFINED, "waitany: no active request with %d of %d done", done, n);
-            if (out == MPI_UNDEFINED) break;
-            done++;
-        }
-        return "waitany";
-    case 3:
-        while (done < n) {
-            MPI_Waitsome(n, req, &out, idx, MPI_STATUSES_IGNORE);
-            CHECK(out != MPI_UNDEFINED && out > 0, "waitsome: outcount %d with %d of %d done", out, done, n);
-            if (out == MPI_UNDEFINED || out <= 0) break;
-            done += out;
-        }
-        return "waitsome";
-    case 4: /* overlap: compute between tests */
-        for (flag = 0; !flag;) {
-            spin_us(2);
-            MPI_Testall(n, req, &flag, MPI_STATUSES_IGNORE);
-        }
-        return "testall with compute";
-    default: /* Test, one request at a time in a rank's own order, and Testany */
-        for (int left = n; left > 0;) {
-            int i = (int)((x = mix(x)) % (uint64_t)n);
-            if (req[i] == MPI_REQUEST_NULL) {
-                MPI_Testany(n, req, &out, &flag, MPI_STATUS_IGNORE);
-                if (flag && out != MPI_UNDEFINED) left--;
-                continue;
-            }
-            MPI_Test(&req[i], &flag, MPI_STATUS_IGNORE);
-            if (flag) left--;
-        }
-        return "test in random order";
-    }
 }
 
 /* Many outstanding on one communicator: more than the ring holds (small) and than the banks do

@@ -146,6 +146,17 @@
     X(ISCATTER, iscatter, /* bytes per rank */                                                     \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
     X(IALLGATHER, iallgather, /* bytes per rank */                                                 \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+    /* v-forms and alltoall: one node only; their measurements: src/mpi/nonblocking_v.c */        \
+    X(IGATHERV, igatherv, /* bytes of one rank's block: larger ones go point to point */           \
+      NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0), NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0)) \
+    X(ISCATTERV, iscatterv, /* bytes of one rank's block: larger ones go point to point */         \
+      NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0), NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0)) \
+    X(IALLGATHERV, iallgatherv, /* largest block */                                                \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+    X(IALLTOALL, ialltoall, /* bytes per rank pair */                                              \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+    X(IALLTOALLV, ialltoallv, /* bytes of one rank pair: the matrix stride; larger go point to point */ \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0))
 
 /* X(ID, MPICH defaults, Open MPI defaults of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
