@@ -110,6 +110,35 @@ static size_t nbv_slot_cap(const nsm_state_t *s, size_t max)
     return max < s->area.banks.slot_bytes ? max : s->area.banks.slot_bytes;
 }
 
+#define NBV_VIA_SLOT(v, n) ((n) > 0 && (n) >= (v)->lo && (n) <= (v)->hi)
+
+/* Igatherv's and Iscatterv's op: the fields both set (count: my scalar count; mine: its bytes). */
+static nsm_nbv_t *nbv_rooted(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete,
+                             MPI_Request *request, int nreq, const nsm_nbv_t *bounds, const void *sb, void *rb,
+                             int in_place, int root, long long count, size_t mine)
+{
+    nsm_nbv_t *v = nsm_nbv_new(s, publish, complete, request, s->rank == root, nreq, 0);
+    nsm_nb_op_t *o = &v->o;
+    o->sendbuf = sb;
+    o->recvbuf = rb;
+    o->in_place = in_place;
+    o->root_nr = root;
+    o->bytes = mine;
+    v->mine = count;
+    v->lo = bounds->lo;
+    v->hi = bounds->hi;
+    return v;
+}
+/* The root's blocks that do not go through a slot, point to point, posted now (send: Iscatterv). */
+static void nbv_root_p2p(nsm_nbv_t *v, int send, const void *buf, MPI_Aint extent, MPI_Datatype type, size_t tsize)
+{
+    for (int r = 0; r < v->o.s->size; r++) {
+        size_t n = nsm_nbv_bytes(v->cnt[r], tsize);
+        if (r != v->o.root_nr && n && !NBV_VIA_SLOT(v, n))
+            nsm_nbv_p2p(v, send, nsm_nbv_at(buf, v->dsp[r], extent), v->cnt[r], type, r);
+    }
+}
+
 nsm_state_t *nsm_nbv_state(int op, MPI_Comm comm, int root, int rooted)
 {
     nsm_state_t *s = nsm_nb_state(op, comm, -1);
@@ -137,8 +166,6 @@ long long nsm_nbv_stat_wide(const MPI_Count *counts, MPI_Comm comm, int at, int 
         if (sum || r == at) bytes += counts[r] > 0 ? (long long)counts[r] : 0;
     return nsm_stat_bytes(bytes, type);
 }
-
-#define NBV_VIA_SLOT(v, n) ((n) > 0 && (n) >= (v)->lo && (n) <= (v)->hi)
 
 /* ---------------------------------------------------------------- MPI_Igatherv */
 
@@ -195,16 +222,9 @@ static int nbv_gatherv(const void *sb, long long sc, MPI_Datatype st, void *rb, 
         nreq += r != root && n && !NBV_VIA_SLOT(&bounds, n);
     }
     const int self_p2p = at_root && !in_place && !nbv_self_local(sc, nsm_vec_count(&rv, root), mine);
-    nsm_nbv_t *v = nsm_nbv_new(s, gatherv_publish, gatherv_complete, request, at_root, nreq + 2 * self_p2p, 0);
+    nsm_nbv_t *v = nbv_rooted(s, gatherv_publish, gatherv_complete, request, nreq + 2 * self_p2p, &bounds, sb, rb,
+                              in_place, root, sc, mine);
     nsm_nb_op_t *o = &v->o;
-    o->sendbuf = sb;
-    o->recvbuf = rb;
-    o->in_place = in_place;
-    o->root_nr = root;
-    o->bytes = mine;
-    v->mine = sc;
-    v->lo = bounds.lo;
-    v->hi = bounds.hi;
     v->rsize = (size_t)rsize;
     if (!in_place) nsm_nb_send_type(o, st);
     if (at_root) {
@@ -212,11 +232,7 @@ static int nbv_gatherv(const void *sb, long long sc, MPI_Datatype st, void *rb, 
         o->rext = nsm_nbv_extent(o->rtype);
         v->rdense = nsm_is_dense(o->rtype);
         nsm_nbv_take(v->cnt, v->dsp, rv, s->size);
-        for (int r = 0; r < s->size; r++) {
-            size_t n = nsm_nbv_bytes(v->cnt[r], v->rsize);
-            if (r != root && n && !NBV_VIA_SLOT(v, n))
-                nsm_nbv_p2p(v, 0, nsm_nbv_at(rb, v->dsp[r], o->rext), v->cnt[r], o->rtype, r);
-        }
+        nbv_root_p2p(v, 0, rb, o->rext, o->rtype, v->rsize);
         if (self_p2p) nbv_self_p2p(v, sb, sc, o->stype, nsm_nbv_at(rb, v->dsp[root], o->rext), v->cnt[root], o->rtype);
     } else if (nreq) {
         nsm_nbv_p2p(v, 1, sb, sc, o->stype, root);
@@ -284,16 +300,9 @@ static int nbv_scatterv(const void *sb, nsm_vec_t sv, MPI_Datatype st, void *rb,
         else nreq++;
     }
     const int self_p2p = at_root && !in_place && !nbv_self_local(nsm_vec_count(&sv, root), rc, mine);
-    nsm_nbv_t *v = nsm_nbv_new(s, scatterv_publish, scatterv_complete, request, at_root, nreq + 2 * self_p2p, 0);
+    nsm_nbv_t *v = nbv_rooted(s, scatterv_publish, scatterv_complete, request, nreq + 2 * self_p2p, &bounds, sb, rb,
+                              in_place, root, rc, mine);
     nsm_nb_op_t *o = &v->o;
-    o->sendbuf = sb;
-    o->recvbuf = rb;
-    o->in_place = in_place;
-    o->root_nr = root;
-    o->bytes = mine;
-    v->mine = rc;
-    v->lo = bounds.lo;
-    v->hi = bounds.hi;
     v->ssize = (size_t)ssize;
     if (!in_place) nsm_nb_recv_type(o, rt);
     if (at_root) {
@@ -301,11 +310,7 @@ static int nbv_scatterv(const void *sb, nsm_vec_t sv, MPI_Datatype st, void *rb,
         o->sext = nsm_nbv_extent(o->stype);
         v->sdense = nsm_is_dense(o->stype);
         nsm_nbv_take(v->cnt, v->dsp, sv, s->size);
-        for (int r = 0; r < s->size; r++) {
-            size_t n = nsm_nbv_bytes(v->cnt[r], v->ssize);
-            if (r != root && n && !NBV_VIA_SLOT(v, n))
-                nsm_nbv_p2p(v, 1, nsm_nbv_at(sb, v->dsp[r], o->sext), v->cnt[r], o->stype, r);
-        }
+        nbv_root_p2p(v, 1, sb, o->sext, o->stype, v->ssize);
         if (self_p2p) nbv_self_p2p(v, nsm_nbv_at(sb, v->dsp[root], o->sext), v->cnt[root], o->stype, rb, rc, o->rtype);
     } else if (nreq) {
         nsm_nbv_p2p(v, 0, rb, rc, o->rtype, root);
