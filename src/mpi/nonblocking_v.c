@@ -28,7 +28,22 @@
  *     rank shares (the communicator's window, capped by its slots or matrix).
  * Counts are kept as long long and displacements as MPI_Aint, copied at the start, so a _c call
  * runs the same code unconverted: a block beyond an int is above every window and travels point to
- * point (MPI_Isend_c); a root's own block beyond an int, as a message to itself. */
+ * point (MPI_Isend_c); a root's own block beyond an int, as a message to itself.
+ *
+ * Defaults (NSM_OPS), from bench/mpi_osu.c rows i<op> at 2, 4, 8 ranks, 8 B-64 KiB, medians of 5
+ * alternating repetitions, 50 calls each, windows raised, at a load of 19-32 on 2 cores (other
+ * engineers' test suites: every figure bimodal, single points off by 10-1000x either way):
+ *   MPICH (its own take 25 us-30 ms here): iallgatherv 1.3-210x everywhere; ialltoall 1.5-370x,
+ *   small ones at 4 and 8 ranks 0.73-1.2x (both columns at a time slice per call); ialltoallv
+ *   0.93-190x: 64 KiB.  Igatherv, iscatterv with 1 MiB windows take the 2 banks for every size and
+ *   run back-to-back calls in lockstep: 1-3 ms per small call, 0.03-0.3x (from 8 KiB 1.2-175x);
+ *   at 4 KiB they take the 256-deep ring: 1.5-386x at 2 ranks, 0.34-2.7x at 4 and 8 ranks (both
+ *   columns 20-240 us), and their point-to-point blocks above it 0.77-2.2x: 4 KiB.
+ *   Open MPI (its own take 1 us-30 ms here): iallgatherv, ialltoall, ialltoallv 1.0-5.8x at most
+ *   points up to 16 KiB (single points 0.1-0.5x), 0.58-0.94x at 32-64 KiB: 16 KiB.  Igatherv and
+ *   iscatterv at 4 KiB win small blocks (1.4-2000x) but their point-to-point blocks above the
+ *   window lost to Open MPI's own (8 ranks 0.16-0.94x, 4 ranks 0.75-0.91x), and no rank can hand
+ *   such a call over alone: off (0), as the blocking gatherv and scatterv are there. */
 #include "mpi/nonblocking.h"
 #include "nsm_bigcount_config.h"
 

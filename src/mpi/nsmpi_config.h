@@ -149,9 +149,9 @@
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
     /* v-forms and alltoall: one node only; their measurements: src/mpi/nonblocking_v.c */        \
     X(IGATHERV, igatherv, /* bytes of one rank's block: larger ones go point to point */           \
-      NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0), NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0)) \
+      NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) \
     X(ISCATTERV, iscatterv, /* bytes of one rank's block: larger ones go point to point */         \
-      NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0), NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0)) \
+      NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) \
     X(IALLGATHERV, iallgatherv, /* largest block */                                                \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
     X(IALLTOALL, ialltoall, /* bytes per rank pair */                                              \
