@@ -269,6 +269,59 @@ static void iallgather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
     nb_wait(pmpi, &r, ovl);
 }
 
+/* v-forms with uniform counts (uniform_v), alltoall(v): bytes per rank (pair) */
+static void igatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
+{
+    MPI_Request r;
+    uniform_v(b, bytes);
+    pmpi ? PMPI_Igatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, 0, comm, &r)
+         : MPI_Igatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, 0, comm, &r);
+    nb_wait(pmpi, &r, ovl);
+}
+
+static void iscatterv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
+{
+    MPI_Request r;
+    uniform_v(b, bytes);
+    pmpi ? PMPI_Iscatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm, &r)
+         : MPI_Iscatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm, &r);
+    nb_wait(pmpi, &r, ovl);
+}
+
+static void iallgatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
+{
+    MPI_Request r;
+    uniform_v(b, bytes);
+    pmpi ? PMPI_Iallgatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm, &r)
+         : MPI_Iallgatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm, &r);
+    nb_wait(pmpi, &r, ovl);
+}
+
+static void ialltoall(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
+{
+    MPI_Request r;
+    pmpi ? PMPI_Ialltoall(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm, &r)
+         : MPI_Ialltoall(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm, &r);
+    nb_wait(pmpi, &r, ovl);
+}
+
+static void ialltoallv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
+{
+    MPI_Request r;
+    uniform_v(b, bytes);
+    pmpi ? PMPI_Ialltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm, &r)
+         : MPI_Ialltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm, &r);
+    nb_wait(pmpi, &r, ovl);
+}
+
+static void run_igatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { igatherv(pmpi, b, bytes, comm, 0); }
+static void run_iscatterv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iscatterv(pmpi, b, bytes, comm, 0); }
+static void run_iallgatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iallgatherv(pmpi, b, bytes, comm, 0); }
+static void run_ialltoall(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ialltoall(pmpi, b, bytes, comm, 0); }
+static void run_ialltoallv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ialltoallv(pmpi, b, bytes, comm, 0); }
+static void run_ialltoall_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ialltoall(pmpi, b, bytes, comm, 1); }
+static void run_ialltoallv_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ialltoallv(pmpi, b, bytes, comm, 1); }
+
 static void run_ireduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ireduce(pmpi, b, bytes, comm, 0); }
 static void run_igather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { igather(pmpi, b, bytes, comm, 0); }
 static void run_iscatter(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iscatter(pmpi, b, bytes, comm, 0); }
@@ -318,10 +371,17 @@ static const op_desc_t ops[] = {
     {"igather", run_igather, 1, 1, 0},
     {"iscatter", run_iscatter, 1, 1, 0},
     {"iallgather", run_iallgather, 1, 1, 0},
+    {"igatherv", run_igatherv, 1, 1, 0},
+    {"iscatterv", run_iscatterv, 1, 1, 0},
+    {"iallgatherv", run_iallgatherv, 1, 1, 0},
+    {"ialltoall", run_ialltoall, 1, 1, 0},
+    {"ialltoallv", run_ialltoallv, 1, 1, 0},
     {"ibarrier_ovl", run_ibarrier_ovl, 0, 0, 1},
     {"ibcast_ovl", run_ibcast_ovl, 1, 1, 1},
     {"iallreduce_ovl", run_iallreduce_ovl, 1, 8, 1},
     {"iallgather_ovl", run_iallgather_ovl, 1, 1, 1},
+    {"ialltoall_ovl", run_ialltoall_ovl, 1, 1, 1},
+    {"ialltoallv_ovl", run_ialltoallv_ovl, 1, 1, 1},
 };
 #define NOPS (int)(sizeof ops / sizeof *ops)
 

@@ -30,33 +30,19 @@
 #include <time.h>
 
 #include "mpi_check.h"
+#include "mpi_nb_complete.h"
 
-static int expect_accel, window = 16384;
-static long (*acc_fn)(const char *);
-static long acc(const char *op) { return acc_fn ? acc_fn(op) : 0; }
 
-/* values: the same formula on every rank (round, communicator, comm rank, element) */
-static uint64_t val(int r, int c, int q, int i)
-{
-    return mix(seed ^ ((uint64_t)r << 44) ^ ((uint64_t)c << 36) ^ ((uint64_t)q << 24) ^ (uint64_t)i);
-}
 static uint64_t shared(int r, int c, int k) { return mix(seed ^ 0xabcdefull ^ ((uint64_t)r << 20) ^ ((uint64_t)c << 8) ^ (uint64_t)k); }
-
-static void spin_us(double us)
-{
-    double t = MPI_Wtime() + us * 1e-6;
-    while (MPI_Wtime() < t) {
-    }
-}
 
 /* An element count for bytes-per-element e: mostly the ring (small), some banks (4-window), some
  * above the window (handed to the MPI library), the same on every rank. */
 static int pick_count(uint64_t x, int e)
 {
     int kind = (int)(x % 20), bytes;
-    if (kind < 10) bytes = 1 + (int)(x >> 8) % 512;
-    else if (kind < 17) bytes = 4097 + (int)(x >> 8) % (window - 4096);
-    else bytes = window + 1 + (int)(x >> 8) % window;
+    if (kind < 10) bytes = 1 + (int)((x >> 8) % 512);
+    else if (kind < 17) bytes = 4097 + (int)((x >> 8) % (uint64_t)(window - 4096));
+    else bytes = window + 1 + (int)((x >> 8) % (uint64_t)window);
     return bytes / e > 0 ? bytes / e : 1;
 }
 
@@ -210,54 +196,6 @@ static void check(call_t *k, int r, const char *how)
     k->buf = k->ref = k->send = NULL;
 }
 
-/* Completes every request in `req` (n of them) the way `mode` says. */
-static const char *complete_all(int mode, int n, MPI_Request *req, uint64_t x)
-{
-    int done = 0, idx[64], out, flag;
-    switch (mode) {
-    case 0:
-        MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
-        return "waitall";
-    case 1:
-        for (int i = n - 1; i >= 0; i--) MPI_Wait(&req[i], MPI_STATUS_IGNORE);
-        return "wait in reverse";
-    case 2:
-        while (done < n) {
-            MPI_Waitany(n, req, &out, MPI_STATUS_IGNORE);
-            CHECK(out != MPI_UNDEFINED, "waitany: no active request with %d of %d done", done, n);
-            if (out == MPI_UNDEFINED) break;
-            done++;
-        }
-        return "waitany";
-    case 3:
-        while (done < n) {
-            MPI_Waitsome(n, req, &out, idx, MPI_STATUSES_IGNORE);
-            CHECK(out != MPI_UNDEFINED && out > 0, "waitsome: outcount %d with %d of %d done", out, done, n);
-            if (out == MPI_UNDEFINED || out <= 0) break;
-            done += out;
-        }
-        return "waitsome";
-    case 4: /* overlap: compute between tests */
-        for (flag = 0; !flag;) {
-            spin_us(2);
-            MPI_Testall(n, req, &flag, MPI_STATUSES_IGNORE);
-        }
-        return "testall with compute";
-    default: /* Test, one request at a time in a rank's own order, and Testany */
-        for (int left = n; left > 0;) {
-            int i = (int)((x = mix(x)) % (uint64_t)n);
-            if (req[i] == MPI_REQUEST_NULL) {
-                MPI_Testany(n, req, &out, &flag, MPI_STATUS_IGNORE);
-                if (flag && out != MPI_UNDEFINED) left--;
-                continue;
-            }
-            MPI_Test(&req[i], &flag, MPI_STATUS_IGNORE);
-            if (flag) left--;
-        }
-        return "test in random order";
-    }
-}
-
 /* Many outstanding on one communicator: more than the ring holds (small) and than the banks do
  * (8 KiB), completed in an order of the rank's own. */
 static void deep(MPI_Comm comm, int one_node, int n_small, int n_big)
@@ -296,26 +234,14 @@ static void deep(MPI_Comm comm, int one_node, int n_small, int n_big)
 
 int main(int argc, char **argv)
 {
-    int rounds = 12, expect_none = 0;
+    rounds = 12;
     MPI_Init(&argc, &argv);
     mpi_check_seed();
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--expect-accel")) expect_accel = 1;
-        else if (!strcmp(argv[i], "--expect-none")) expect_none = 1;
-        else if (!strcmp(argv[i], "--window") && i + 1 < argc) window = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
-        else {
-            if (wrank == 0) fprintf(stderr, "usage: mpi_nonblocking [--expect-accel|--expect-none] [--window B] [--rounds N]\n");
-            MPI_Finalize();
-            return 2;
-        }
+    if (nb_args(argc, argv, "mpi_nonblocking")) {
+        MPI_Finalize();
+        return 2;
     }
     if (window <= 4096) window = 4097 + 4096;
-    acc_fn = (long (*)(const char *))dlsym(RTLD_DEFAULT, "nodeshm_mpi_accelerated_op");
-    if (expect_accel && !acc_fn) {
-        fprintf(stderr, "mpi_nonblocking: --expect-accel, but libnodeshm_mpi is not loaded\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
     int wsize;
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     long before[NOPS];
@@ -352,14 +278,7 @@ int main(int argc, char **argv)
                 post(&calls[n], r, comm[c], &req[n], one_node[c]);
             }
         }
-        /* point to point in the same array: a ring on MPI_COMM_WORLD */
-        long out = (long)val(r, 9, wrank, 0), in = -1;
-        MPI_Irecv(&in, 1, MPI_LONG, (wrank + wsize - 1) % wsize, r, MPI_COMM_WORLD, &req[n]);
-        MPI_Isend(&out, 1, MPI_LONG, (wrank + 1) % wsize, r, MPI_COMM_WORLD, &req[n + 1]);
-        uint64_t x = mix(seed ^ ((uint64_t)r << 32) ^ (uint64_t)wrank);
-        if (x % 3 == 0) spin_us((double)(x >> 8 & 63)); /* overlap: compute before completing */
-        const char *how = complete_all((int)((x >> 16) % 6), n + 2, req, x);
-        CHECK(in == (long)val(r, 9, (wrank + wsize - 1) % wsize, 0), "round %d: point to point (%s): %ld", r, how, in);
+        const char *how = complete_round(r, n, req);
         for (int i = 0; i < n; i++) check(&calls[i], r, how);
     }
 
@@ -392,30 +311,9 @@ int main(int argc, char **argv)
         if (ours) MPI_Wait(&q, MPI_STATUS_IGNORE);
     }
 
-    long moved[NOPS];
-    int none_expected = 0;
-    for (int i = 0; i < NOPS; i++) {
-        moved[i] = acc(op_name[i]) - before[i];
-        if (expect_none) want[i] = 0;
-        if (expect_accel || expect_none)
-            CHECK(moved[i] == want[i], "%s: %ld calls accelerated, expected %ld", op_name[i], moved[i], want[i]);
-        none_expected |= !want[i];
-    }
-    if (expect_accel && wsize > 1 && one_node[0])
-        CHECK(!none_expected, "an op with no call expected accelerated: the test cannot fail for it");
+    int first_one_node = one_node[0];
     MPI_Comm_free(&comm[0]);
     MPI_Comm_free(&comm[2]);
     MPI_Comm_free(&fresh);
-    long f = failures, all;
-    PMPI_Allreduce(&f, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (wrank == 0) {
-        if (all) printf("mpi_nonblocking: FAIL (%ld failures)\n", all);
-        else {
-            printf("mpi_nonblocking: PASS (%ld checks on rank 0; accelerated on rank 0:", checks);
-            for (int i = 0; i < NOPS; i++) printf(" %s %ld", op_name[i], moved[i]);
-            printf(")\n");
-        }
-    }
-    MPI_Finalize();
-    return all ? 1 : 0;
+    return nb_finish("mpi_nonblocking", NOPS, op_name, before, want, first_one_node);
 }

@@ -98,7 +98,9 @@ static char *a2a_area(const nsm_state_t *s, size_t stride)
  * widened threshold used as the stride made the matrix not fit and sent every call, 8-byte ones
  * too, to the MPI library (2 ranks: MAX >= 2m; 4 ranks: >= 1m).  The cap is a whole number of
  * cache lines, so that blocks of different senders do not share one.  Agreed values only. */
-size_t nsm_a2a_room(const nsm_state_t *s)
+size_t nsm_a2av_stride(const nsm_state_t *s) { return nsm_a2a_stride(s, s->max[NSM_OP_ALLTOALLV]); }
+
+size_t nsm_a2a_stride(const nsm_state_t *s, size_t max)
 {
     size_t room;
     const nodeshm_banks_t *b = &s->area.banks;

@@ -25,32 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline long long vec_count(const nsm_vec_t *v, int r)
-{
-    return v->wide ? (long long)((const MPI_Count *)v->counts)[r] : (long long)((const int *)v->counts)[r];
-}
-
-static inline long long vec_displ(const nsm_vec_t *v, int r)
-{
-    return v->wide ? (long long)((const MPI_Aint *)v->displs)[r] : (long long)((const int *)v->displs)[r];
-}
-
-/* One point-to-point half of a block above T. */
-static int pair_p2p(int send, void *buf, long long count, MPI_Datatype type, int peer, MPI_Comm comm,
-                    MPI_Request *req)
-{
-    if (count <= INT_MAX)
-        return send ? PMPI_Isend(buf, (int)count, type, peer, 0, comm, req)
-                    : PMPI_Irecv(buf, (int)count, type, peer, 0, comm, req);
-#if MPI_VERSION >= 4
-    return send ? PMPI_Isend_c(buf, (MPI_Count)count, type, peer, 0, comm, req)
-                : PMPI_Irecv_c(buf, (MPI_Count)count, type, peer, 0, comm, req);
-#else
-    (void)buf, (void)type, (void)peer, (void)comm, (void)req;
-    return MPI_ERR_COUNT; /* no large-count entry in this MPI: a wide count cannot reach here */
-#endif
-}
-
 size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s, int in_place)
 {
     /* agreed on every rank: the configuration, the communicator and MPI_IN_PLACE (all or none);
@@ -62,8 +36,7 @@ size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s, int in_place)
 size_t nsm_alltoallw_pairs_stride(const nsm_state_t *s, int in_place)
 {
     if (!s || in_place || s->n_nodes != 1 || s->p2p_tag < 0) return 0;
-    size_t max = s->max[NSM_OP_ALLTOALLW], room = nsm_a2a_room(s);
-    return max < room ? max : room;
+    return nsm_a2a_stride(s, s->max[NSM_OP_ALLTOALLW]);
 }
 
 /* One side of the pair with rank r: its datatype, the bytes of one element, whether memcpy gives
@@ -102,9 +75,9 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
          PMPI_Type_size(sendtype, &s1.size) != MPI_SUCCESS || PMPI_Type_size(recvtype, &r1.size) != MPI_SUCCESS))
         return nsm_bad_arg(comm, call, "sendtype or recvtype (MPI_DATATYPE_NULL)", 0);
     for (int r = 0; r < s->size; r++) {
-        if (vec_count(&sv, r) < 0) return nsm_bad_arg(comm, call, "sendcounts[r]", vec_count(&sv, r));
-        if (vec_count(&rv, r) < 0) return nsm_bad_arg(comm, call, "recvcounts[r]", vec_count(&rv, r));
-        if ((vec_count(&sv, r) && !side_at(&sv, &s1, r, &ss)) || (vec_count(&rv, r) && !side_at(&rv, &r1, r, &rs)))
+        if (nsm_vec_count(&sv, r) < 0) return nsm_bad_arg(comm, call, "sendcounts[r]", nsm_vec_count(&sv, r));
+        if (nsm_vec_count(&rv, r) < 0) return nsm_bad_arg(comm, call, "recvcounts[r]", nsm_vec_count(&rv, r));
+        if ((nsm_vec_count(&sv, r) && !side_at(&sv, &s1, r, &ss)) || (nsm_vec_count(&rv, r) && !side_at(&rv, &r1, r, &rs)))
             return nsm_bad_arg(comm, call, "sendtypes[r] or recvtypes[r] (MPI_DATATYPE_NULL) at r =", r);
     }
     if (!sv.types) {
@@ -121,15 +94,15 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
         fprintf(stderr, "nodeshm_mpi: %s: out of memory for %d requests\n", call, 2 * s->size);
         nodeshm_abort_job(1);
     }
-#define SEND_AT(r) ((const char *)sendbuf + vec_displ(&sv, r) * (long long)ss.unit)
-#define RECV_AT(r) ((char *)recvbuf + vec_displ(&rv, r) * (long long)rs.unit)
+#define SEND_AT(r) ((const char *)sendbuf + nsm_vec_displ(&sv, r) * (long long)ss.unit)
+#define RECV_AT(r) ((char *)recvbuf + nsm_vec_displ(&rv, r) * (long long)rs.unit)
 /* my own block goes straight across when both sides are memcpy-able */
 #define SELF_DIRECT(r) ((r) == s->rank && ss.dense && (side_at(&rv, &r1, r, &rs), rs.dense))
 
     /* a rank that writes no matrix block overwrites nothing a slower reader may still need */
     int writes = 0;
     for (int r = 0; r < s->size && !writes; r++) {
-        long long n = vec_count(&sv, r);
+        long long n = nsm_vec_count(&sv, r);
         if (!n) continue;
         side_at(&sv, &s1, r, &ss);
         unsigned long long bytes = (unsigned long long)n * (unsigned)ss.size;
@@ -140,32 +113,32 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
     /* blocks above T travel by themselves while the matrix is filled and read */
     int rc = MPI_SUCCESS;
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
-        long long n = vec_count(&rv, r);
+        long long n = nsm_vec_count(&rv, r);
         if (!n) continue;
         side_at(&rv, &r1, r, &rs);
         if ((unsigned long long)n * (unsigned)rs.size > T)
-            rc = pair_p2p(0, RECV_AT(r), n, rs.type, s->p2p_rank[r], nsm_p2p, &req[nreq++]);
+            rc = nsm_p2p_start(0, RECV_AT(r), n, rs.type, s->p2p_rank[r], s->p2p_tag, &req[nreq++]);
     }
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
-        long long n = vec_count(&sv, r);
+        long long n = nsm_vec_count(&sv, r);
         if (!n) continue;
         side_at(&sv, &s1, r, &ss);
         unsigned long long bytes = (unsigned long long)n * (unsigned)ss.size;
         if (!bytes) continue;
         if (bytes > T)
-            rc = pair_p2p(1, (void *)SEND_AT(r), n, ss.type, s->p2p_rank[r], nsm_p2p, &req[nreq++]);
+            rc = nsm_p2p_start(1, (void *)SEND_AT(r), n, ss.type, s->p2p_rank[r], s->p2p_tag, &req[nreq++]);
         else if (!SELF_DIRECT(r))
             nsm_pack_as(area + nsm_a2a_send_block(s, r) * T, (size_t)bytes, SEND_AT(r), (int)n, ss.type, ss.dense,
                         comm);
     }
     nodeshm_flags_arrive(&s->area.flags, seq);
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
-        long long n = vec_count(&rv, r);
+        long long n = nsm_vec_count(&rv, r);
         if (!n) continue;
         side_at(&rv, &r1, r, &rs);
         unsigned long long bytes = (unsigned long long)n * (unsigned)rs.size;
         if (!bytes || bytes > T) continue;
-        if (r == s->rank && vec_count(&sv, r) && (side_at(&sv, &s1, r, &ss), SELF_DIRECT(r))) {
+        if (r == s->rank && nsm_vec_count(&sv, r) && (side_at(&sv, &s1, r, &ss), SELF_DIRECT(r))) {
             memcpy(RECV_AT(r), SEND_AT(r), (size_t)bytes); /* my own block, straight across */
             continue;
         }

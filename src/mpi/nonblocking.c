@@ -1,6 +1,7 @@
 /* libnodeshm_mpi: non-blocking collectives on one node: MPI_Ibarrier, MPI_Ibcast, MPI_Iallreduce
- * here, MPI_Ireduce, MPI_Igather, MPI_Iscatter, MPI_Iallgather in nonblocking_rooted.c (and the
- * _c forms where the MPI has them), what they share (nonblocking.h).
+ * here, MPI_Ireduce, MPI_Igather, MPI_Iscatter, MPI_Iallgather in nonblocking_rooted.c, the v-forms
+ * in nonblocking_v.c, MPI_Ialltoall(v) in nonblocking_a2a.c (and the _c forms where the MPI has
+ * them), what they share (nonblocking.h).
  *
  * Each accelerated call is an op of the core's progress engine (core/coll/progress.h) on its
  * communicator's lane, and the caller holds an MPI generalized request (MPI_Grequest_start) that
@@ -80,7 +81,13 @@ static void nb_release(nodeshm_nb_t *nb) { nb_unref((nsm_nb_op_t *)nb); }
 nsm_nb_op_t *nsm_nb_new(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete,
                         MPI_Request *request)
 {
-    nsm_nb_op_t *o = calloc(1, sizeof *o);
+    return nsm_nb_new_sized(s, publish, complete, request, sizeof(nsm_nb_op_t));
+}
+
+nsm_nb_op_t *nsm_nb_new_sized(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete,
+                              MPI_Request *request, size_t bytes)
+{
+    nsm_nb_op_t *o = calloc(1, bytes);
     if (!o || PMPI_Grequest_start(nb_query, nb_free, nb_cancel, o, &o->req) != MPI_SUCCESS) {
         fprintf(stderr, "nodeshm_mpi: a non-blocking collective on %d ranks: out of memory\n", s->size);
         nodeshm_abort_job(1);

@@ -1,10 +1,13 @@
 /* libnodeshm_mpi: what the non-blocking collectives share (nonblocking.c says how they work;
  * nonblocking.c: Ibarrier, Ibcast, Iallreduce; nonblocking_rooted.c: Ireduce, Igather, Iscatter,
- * Iallgather). */
+ * Iallgather; nonblocking_v.c: Igatherv, Iscatterv, Iallgatherv; nonblocking_a2a.c: Ialltoall,
+ * Ialltoallv). */
 #ifndef NODESHM_MPI_NONBLOCKING_H
 #define NODESHM_MPI_NONBLOCKING_H
 
 #include "mpi/nsmpi.h"
+
+#include <stdint.h>
 
 /* One accelerated call: the engine's op, the caller's generalized request, its arguments.  The
  * datatypes are kept alive while the op runs (a derived one is duplicated: the caller may free
@@ -30,6 +33,11 @@ typedef struct nsm_nb_op {
  * job: its peers may be on the shared-memory path already). */
 nsm_nb_op_t *nsm_nb_new(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete,
                         MPI_Request *request);
+/* The same in one zeroed allocation of `bytes` (>= sizeof(nsm_nb_op_t)): an op that keeps more
+ * (nonblocking_v.c: its count arrays and point-to-point requests) embeds nsm_nb_op_t first; the
+ * whole is freed with it. */
+nsm_nb_op_t *nsm_nb_new_sized(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete,
+                              MPI_Request *request, size_t bytes);
 /* The datatype the op may use until it ends: type itself if predefined, else a duplicate. */
 void nsm_nb_send_type(nsm_nb_op_t *o, MPI_Datatype type);
 void nsm_nb_recv_type(nsm_nb_op_t *o, MPI_Datatype type);
@@ -63,5 +71,64 @@ int nsm_nb_empty(MPI_Request *request);
 /* This rank's node rank in the op, and the node's members. */
 static inline int nsm_nb_me(const nodeshm_nb_t *nb) { return nb->lane->area->flags.me; }
 static inline int nsm_nb_members(const nodeshm_nb_t *nb) { return nb->lane->area->flags.n; }
+
+/* ---- the v-forms and alltoall (nonblocking_v.c: Igatherv, Iscatterv, Iallgatherv, what they
+ * share with nonblocking_a2a.c: Ialltoall, Ialltoallv).  An op's part beyond nsm_nb_op_t, in the
+ * same allocation (nsm_nb_new_sized). */
+typedef struct nsm_nbv {
+    nsm_nb_op_t o;             /* first: the op (o.scount, o.rcount, o.bytes as above) */
+    long long *cnt, *rcnt;     /* [size] counts: the op's vector (Igatherv, Iallgatherv: receive;
+                                * Iscatterv, Ialltoallv: send), Ialltoallv's receive counts */
+    MPI_Aint *dsp, *rdsp;      /* and displacements */
+    long long mine;            /* Igatherv, Iallgatherv: my sendcount; Iscatterv: my recvcount */
+    size_t ssize, rsize;       /* the datatypes' sizes */
+    size_t lo, hi;             /* Igatherv, Iscatterv: a block through a slot when lo <= bytes <= hi */
+    size_t T;                  /* Ialltoall(v): matrix stride */
+    int sdense, rdense;
+    int nreq;                  /* point-to-point halves posted (0 once all are complete) */
+    MPI_Request *req;
+    char *tmp;                 /* Ialltoallv in place: copies of the blocks it sends point to point */
+} nsm_nbv_t;
+
+#define NSM_NBV_ROUND(x) (((x) + 15) & ~(size_t)15)
+
+/* A new op with room for `vectors` count and displacement arrays (1: cnt/dsp, 2: and rcnt/rdsp),
+ * nreq point-to-point requests and tmp bytes. */
+nsm_nbv_t *nsm_nbv_new(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete, MPI_Request *request,
+                       int vectors, int nreq, size_t tmp);
+/* The caller's counts and displacements (int or wide) into the op's. */
+void nsm_nbv_take(long long *cnt, MPI_Aint *dsp, nsm_vec_t vec, int n);
+/* A datatype's size, -1 if unusable; its extent. */
+long long nsm_nbv_tsize(MPI_Datatype type);
+MPI_Aint nsm_nbv_extent(MPI_Datatype type);
+/* Bytes of count (>= 0) elements of tsize bytes, SIZE_MAX beyond. */
+static inline size_t nsm_nbv_bytes(long long count, size_t tsize)
+{
+    if (count <= 0 || !tsize) return 0;
+    return (unsigned long long)count > SIZE_MAX / tsize ? SIZE_MAX : (size_t)count * tsize;
+}
+static inline char *nsm_nbv_at(const void *buf, MPI_Aint displ, MPI_Aint extent) { return (char *)buf + displ * extent; }
+static inline void nsm_nbv_arrive(nodeshm_nb_t *nb) { nodeshm_flags_arrive(&nb->lane->area->flags, nb->seq); }
+/* One point-to-point half with comm rank `peer` on nsm_p2p under the state's tag, posted now; and
+ * whether all of the op's halves are complete (tests them: for complete steps). */
+void nsm_nbv_p2p(nsm_nbv_t *v, int send, const void *buf, long long count, MPI_Datatype type, int peer);
+int nsm_nbv_p2p_done(nsm_nbv_t *v);
+/* The op's state where it can run here (nsm_nb_state), with a point-to-point tag and (rooted) a
+ * valid root; else NULL, the outcome recorded. */
+nsm_state_t *nsm_nbv_state(int op, MPI_Comm comm, int root, int rooted);
+/* _c entries: rc = body, or the MPI library's call when the body hands it over; counted (stats
+ * on).  nsm_nbv_large: a body for counts beyond an int (the library's); nsm_nbv_stat_wide: the
+ * report's bytes, counts[at] (at -1: my rank's) or with `sum` all of them. */
+#define NSM_NBV_C_CALL(op, bytes, body, library)                                                   \
+    do {                                                                                           \
+        nsm_call_t c_;                                                                             \
+        const int on_ = NSM_STATS_ON;                                                              \
+        if (on_) nsm_stats_enter(&c_);                                                             \
+        int rc_ = body;                                                                            \
+        if (rc_ == NSM_HANDED_OVER) rc_ = library;                                                 \
+        return on_ ? nsm_stats_leave(&c_, (op), (bytes), rc_) : rc_;                               \
+    } while (0)
+int nsm_nbv_large(void);
+long long nsm_nbv_stat_wide(const MPI_Count *counts, MPI_Comm comm, int at, int sum, MPI_Datatype type);
 
 #endif

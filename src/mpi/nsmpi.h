@@ -17,6 +17,7 @@
 #include "core/topology.h" /* the node split */
 #include "core/status.h" /* nodeshm_abort_job: the one way a rank ends the job after an error */
 
+#include <limits.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -244,6 +245,9 @@ int nsm_stat_ranks(MPI_Comm comm); /* ranks a call's arrays cover (remote group 
  * r's block to me is once it has arrived. */
 size_t nsm_a2a_send_block(const nsm_state_t *s, int r);
 const char *nsm_a2a_recv_ptr(const nsm_state_t *s, const char *area, size_t stride, int r);
+/* The largest block stride up to `max` whose matrix fits this communicator's buffers (one node:
+ * its banks' slots; several: the leaders' stage), whole cache lines where it can: agreed values only. */
+size_t nsm_a2a_stride(const nsm_state_t *s, size_t max);
 /* Alltoallv on one node pair by pair (alltoallv_pairs.c).  nsm_alltoallv_pairs_stride: the matrix
  * stride when a call on state s (NULL: none) takes that path, decided from values every rank
  * agrees on, else 0.  Counts and displacements as int (wide 0) or MPI_Count / MPI_Aint (wide 1). */
@@ -253,6 +257,30 @@ typedef struct nsm_vec {
     const MPI_Datatype *types; /* alltoallw: a datatype per rank, displacements in bytes; NULL: the
                                 * call's one datatype, displacements in its extents */
 } nsm_vec_t;
+static inline long long nsm_vec_count(const nsm_vec_t *v, int r)
+{
+    return v->wide ? (long long)((const MPI_Count *)v->counts)[r] : (long long)((const int *)v->counts)[r];
+}
+static inline long long nsm_vec_displ(const nsm_vec_t *v, int r)
+{
+    return v->wide ? (long long)((const MPI_Aint *)v->displs)[r] : (long long)((const int *)v->displs)[r];
+}
+/* One point-to-point half of a block on nsm_p2p (to or from its rank `peer` there) under a
+ * state's tag, without waiting; a count beyond an int through the MPI-4 _c call. */
+static inline int nsm_p2p_start(int send, void *buf, long long count, MPI_Datatype type, int peer, int tag,
+                                MPI_Request *req)
+{
+    if (count <= INT_MAX)
+        return send ? PMPI_Isend(buf, (int)count, type, peer, tag, nsm_p2p, req)
+                    : PMPI_Irecv(buf, (int)count, type, peer, tag, nsm_p2p, req);
+#if MPI_VERSION >= 4
+    return send ? PMPI_Isend_c(buf, (MPI_Count)count, type, peer, tag, nsm_p2p, req)
+                : PMPI_Irecv_c(buf, (MPI_Count)count, type, peer, tag, nsm_p2p, req);
+#else
+    (void)buf, (void)type, (void)peer, (void)tag, (void)req;
+    return MPI_ERR_COUNT; /* no large-count entry in this MPI: a wide count cannot reach here */
+#endif
+}
 size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s, int in_place);
 size_t nsm_alltoallw_pairs_stride(const nsm_state_t *s, int in_place); /* the same for alltoallw */
 int nsm_alltoallv_pairs(nsm_state_t *s, size_t stride, const void *sendbuf, nsm_vec_t sv, MPI_Datatype sendtype,

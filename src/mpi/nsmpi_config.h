@@ -163,6 +163,17 @@
     X(ISCATTER, iscatter, /* bytes per rank */                                                     \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
     X(IALLGATHER, iallgather, /* bytes per rank */                                                 \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+    /* v-forms and alltoall: one node only; their measurements: src/mpi/nonblocking_v.c */        \
+    X(IGATHERV, igatherv, /* bytes of one rank's block: larger ones go point to point */           \
+      NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) \
+    X(ISCATTERV, iscatterv, /* bytes of one rank's block: larger ones go point to point */         \
+      NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) \
+    X(IALLGATHERV, iallgatherv, /* largest block */                                                \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+    X(IALLTOALL, ialltoall, /* bytes per rank pair */                                              \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+    X(IALLTOALLV, ialltoallv, /* bytes of one rank pair: the matrix stride; larger go point to point */ \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0))
 
 /* X(ID, MPICH defaults, Open MPI defaults of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
@@ -263,8 +274,6 @@ void nsm_debug_state(const struct nsm_state *s);
 /* Alltoallv's block stride on this communicator (alltoall.c): its threshold, capped by what
  * fits the matrix; blocks above it go to the MPI library. */
 size_t nsm_a2av_stride(const struct nsm_state *s);
-/* The largest block stride the matrix holds (alltoall.c): alltoallv's and alltoallw's cap. */
-size_t nsm_a2a_room(const struct nsm_state *s);
 
 /* The column of NSM_OPS for a communicator of n_nodes nodes whose fullest node holds `per_node`
  * of its ranks: 0 for up to 2 ranks, 1 for 3-4, 2 for 5 and more; 3 more on several nodes. */

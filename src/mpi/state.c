@@ -57,6 +57,7 @@ void nsm_setup_p2p(void)
     if (nsm_p2p != MPI_COMM_NULL || nsm_cfg.all_off ||
         (!nsm_op_max(NSM_OP_GATHERV) && !nsm_op_max(NSM_OP_SCATTERV) && !nsm_op_max(NSM_OP_ALLTOALLV) &&
          !nsm_op_max(NSM_OP_ALLTOALLW) &&
+         !nsm_op_max(NSM_OP_IGATHERV) && !nsm_op_max(NSM_OP_ISCATTERV) && !nsm_op_max(NSM_OP_IALLTOALLV) &&
          !nsm_op_max(NSM_OP_BCAST) && !nsm_op_max(NSM_OP_GATHER) && !nsm_op_max(NSM_OP_SCATTER)))
         return;
     int *ub, flag;
@@ -301,12 +302,14 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
                 fprintf(stderr, "nodeshm_mpi: node-shared memory for a communicator of %d ranks: %s; its "
                         "collectives go to the MPI library\n", s->size, why);
         }
-        /* One node: a tag for the point-to-point blocks of gatherv, scatterv, alltoallv(w);
+        /* One node: a tag for the point-to-point blocks of gatherv, scatterv, alltoallv(w) and the
+         * non-blocking forms;
          * several: for the root of bcast, gather, scatter (leaders.h, nsm_root_direct) */
         int mine = nsm_tags;
         if (nsm_p2p != MPI_COMM_NULL &&
             (s->n_nodes > 1 || s->max[NSM_OP_GATHERV] || s->max[NSM_OP_SCATTERV] || s->max[NSM_OP_ALLTOALLV] ||
-             s->max[NSM_OP_ALLTOALLW])) {
+             s->max[NSM_OP_ALLTOALLW] || s->max[NSM_OP_IGATHERV] || s->max[NSM_OP_ISCATTERV] ||
+             s->max[NSM_OP_IALLTOALLV])) {
             if (!(s->p2p_rank = malloc(sizeof(int) * (size_t)s->size))) nsm_no_memory(s);
             if (nsm_ranks_of(comm, nsm_p2p_group, s->size, s->p2p_rank)) mine = nsm_tag_hold(0);
         }

@@ -1,0 +1,150 @@
+/* MPI tests of the non-blocking collectives (mpi_nonblocking.c, mpi_nonblocking_v.c): compute
+ * between starts and waits, completing an array of requests in one of six ways, chosen per rank
+ * and round (Waitall, Wait in reverse, Waitany, Waitsome, Testall with compute between: overlap,
+ * Test and Testany in a random order), with a point-to-point ring in the same array; the values'
+ * formula and the interposer's per-op counters. */
+#ifndef NODESHM_TESTS_MPI_NB_COMPLETE_H
+#define NODESHM_TESTS_MPI_NB_COMPLETE_H
+#include "mpi_check.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+static void __attribute__((unused)) spin_us(double us)
+{
+    double t = MPI_Wtime() + us * 1e-6;
+    while (MPI_Wtime() < t) {
+    }
+}
+
+/* Completes every request in `req` (n of them) the way `mode` says. */
+static const char *__attribute__((unused)) complete_all(int mode, int n, MPI_Request *req, uint64_t x)
+{
+    int done = 0, idx[64], out, flag;
+    switch (mode) {
+    case 0:
+        MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+        return "waitall";
+    case 1:
+        for (int i = n - 1; i >= 0; i--) MPI_Wait(&req[i], MPI_STATUS_IGNORE);
+        return "wait in reverse";
+    case 2:
+        while (done < n) {
+            MPI_Waitany(n, req, &out, MPI_STATUS_IGNORE);
+            CHECK(out != MPI_UNDEFINED, "waitany: no active request with %d of %d done", done, n);
+            if (out == MPI_UNDEFINED) break;
+            done++;
+        }
+        return "waitany";
+    case 3:
+        while (done < n) {
+            MPI_Waitsome(n, req, &out, idx, MPI_STATUSES_IGNORE);
+            CHECK(out != MPI_UNDEFINED && out > 0, "waitsome: outcount %d with %d of %d done", out, done, n);
+            if (out == MPI_UNDEFINED || out <= 0) break;
+            done += out;
+        }
+        return "waitsome";
+    case 4: /* overlap: compute between tests */
+        for (flag = 0; !flag;) {
+            spin_us(2);
+            MPI_Testall(n, req, &flag, MPI_STATUSES_IGNORE);
+        }
+        return "testall with compute";
+    default: /* Test, one request at a time in a rank's own order, and Testany */
+        for (int left = n; left > 0;) {
+            int i = (int)((x = mix(x)) % (uint64_t)n);
+            if (req[i] == MPI_REQUEST_NULL) {
+                MPI_Testany(n, req, &out, &flag, MPI_STATUS_IGNORE);
+                if (flag && out != MPI_UNDEFINED) left--;
+                continue;
+            }
+            MPI_Test(&req[i], &flag, MPI_STATUS_IGNORE);
+            if (flag) left--;
+        }
+        return "test in random order";
+    }
+}
+
+
+/* values: the same formula on every rank (round, communicator, comm rank, element) */
+static uint64_t __attribute__((unused)) val(int r, int c, int q, int i)
+{
+    return mix(seed ^ ((uint64_t)r << 44) ^ ((uint64_t)c << 36) ^ ((uint64_t)q << 24) ^ (uint64_t)i);
+}
+
+/* The interposer's per-op counter, where it is loaded (nodeshm_mpi_accelerated_op), else 0. */
+static long (*acc_fn)(const char *);
+static long __attribute__((unused)) acc(const char *op) { return acc_fn ? acc_fn(op) : 0; }
+
+/* A round's end: a point-to-point ring on MPI_COMM_WORLD in req[n], req[n + 1], the same array's
+ * n collectives, some compute first on some rounds, then all completed in this rank's way of the
+ * round; returns which. */
+static const char *__attribute__((unused)) complete_round(int r, int n, MPI_Request *req)
+{
+    int wsize;
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    long out = (long)val(r, 9, wrank, 0), in = -1;
+    MPI_Irecv(&in, 1, MPI_LONG, (wrank + wsize - 1) % wsize, r, MPI_COMM_WORLD, &req[n]);
+    MPI_Isend(&out, 1, MPI_LONG, (wrank + 1) % wsize, r, MPI_COMM_WORLD, &req[n + 1]);
+    uint64_t x = mix(seed ^ ((uint64_t)r << 32) ^ (uint64_t)wrank);
+    if (x % 3 == 0) spin_us((double)(x >> 8 & 63)); /* overlap: compute before completing */
+    const char *how = complete_all((int)((x >> 16) % 6), n + 2, req, x);
+    CHECK(in == (long)val(r, 9, (wrank + wsize - 1) % wsize, 0), "round %d: point to point (%s): %ld", r, how, in);
+    return how;
+}
+
+/* The command line both tests take (0, or 2 after a usage message); loads the counter. */
+static int expect_accel, expect_none, window = 16384, rounds = 10;
+static int __attribute__((unused)) nb_args(int argc, char **argv, const char *prog)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--expect-accel")) expect_accel = 1;
+        else if (!strcmp(argv[i], "--expect-none")) expect_none = 1;
+        else if (!strcmp(argv[i], "--window") && i + 1 < argc) window = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
+        else {
+            if (wrank == 0) fprintf(stderr, "usage: %s [--expect-accel|--expect-none] [--window B] [--rounds N]\n", prog);
+            return 2;
+        }
+    }
+    acc_fn = (long (*)(const char *))dlsym(RTLD_DEFAULT, "nodeshm_mpi_accelerated_op");
+    if (expect_accel && !acc_fn) {
+        fprintf(stderr, "%s: --expect-accel, but libnodeshm_mpi is not loaded\n", prog);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return 0;
+}
+
+/* The end of both tests: each op's counter moved by exactly want[i] since before[i] (none with
+ * --expect-none); every op expected somewhere where the test can expect any (one_node: the
+ * first communicator lies on one node); the verdict on rank 0.  Returns the exit status. */
+static int __attribute__((unused)) nb_finish(const char *prog, int nops, const char *const *names, const long *before,
+                                             long *want, int one_node)
+{
+    long moved[64];
+    int none_expected = 0, wsize;
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    for (int i = 0; i < nops; i++) {
+        moved[i] = acc(names[i]) - before[i];
+        if (expect_none) want[i] = 0;
+        if (expect_accel || expect_none)
+            CHECK(moved[i] == want[i], "%s: %ld calls accelerated, expected %ld", names[i], moved[i], want[i]);
+        none_expected |= !want[i];
+    }
+    if (expect_accel && wsize > 1 && one_node)
+        CHECK(!none_expected, "an op with no call expected accelerated: the test cannot fail for it");
+    long f = failures, all;
+    PMPI_Allreduce(&f, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (wrank == 0) {
+        if (all) printf("%s: FAIL (%ld failures)\n", prog, all);
+        else {
+            printf("%s: PASS (%ld checks on rank 0; accelerated on rank 0:", prog, checks);
+            for (int i = 0; i < nops; i++) printf(" %s %ld", names[i], moved[i]);
+            printf(")\n");
+        }
+    }
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
+
+#endif
