@@ -107,12 +107,6 @@ size_t nsm_a2a_stride(const nsm_state_t *s, size_t max)
     if (s->n_nodes == 1) room = (size_t)s->node_size * b->slot_bytes / ((size_t)s->size * (size_t)s->size);
     else room = b->stage_bytes / (2 * (size_t)s->max_node_size * (size_t)s->size);
     if (room >= NODESHM_FLAG_LINE) room -= room % NODESHM_FLAG_LINE;
-    return room;
-}
-
-size_t nsm_a2av_stride(const nsm_state_t *s)
-{
-    size_t max = s->max[NSM_OP_ALLTOALLV], room = nsm_a2a_room(s);
     return max < room ? max : room;
 }
 

@@ -237,7 +237,7 @@ NSM_BODY int accelerated_Ialltoallv(const void *sb, const int scs[], const int s
                                     const int rcs[], const int rds[], MPI_Datatype rt, MPI_Comm comm,
                                     MPI_Request *request)
 {
-    int rc = nbv_alltoallv(sb, (nsm_vec_t){scs, sds, 0}, st, rb, (nsm_vec_t){rcs, rds, 0}, rt, comm, request);
+    int rc = nbv_alltoallv(sb, (nsm_vec_t){scs, sds, 0, NULL}, st, rb, (nsm_vec_t){rcs, rds, 0, NULL}, rt, comm, request);
     return rc != NSM_HANDED_OVER ? rc : PMPI_Ialltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, request);
 }
 NSM_STATS_TWIN(Ialltoallv, NSM_OP_IALLTOALLV,
@@ -275,6 +275,6 @@ int MPI_Ialltoallv_c(const void *sb, const MPI_Count scs[], const MPI_Aint sds[]
 {
     NSM_NBV_C_CALL(NSM_OP_IALLTOALLV,
                    sb == MPI_IN_PLACE ? nsm_nbv_stat_wide(rcs, comm, 0, 1, rt) : nsm_nbv_stat_wide(scs, comm, 0, 1, st),
-                   nbv_alltoallv(sb, (nsm_vec_t){scs, sds, 1}, st, rb, (nsm_vec_t){rcs, rds, 1}, rt, comm, request),
+                   nbv_alltoallv(sb, (nsm_vec_t){scs, sds, 1, NULL}, st, rb, (nsm_vec_t){rcs, rds, 1, NULL}, rt, comm, request),
                    PMPI_Ialltoallv_c(sb, scs, sds, st, rb, rcs, rds, rt, comm, request));
 })

@@ -410,7 +410,7 @@ static int nbv_allgatherv(const void *sb, long long sc, MPI_Datatype st, void *r
 NSM_BODY int accelerated_Igatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[], const int ds[],
                                   MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = nbv_gatherv(sb, sc, st, rb, (nsm_vec_t){rcs, ds, 0}, rt, root, comm, request);
+    int rc = nbv_gatherv(sb, sc, st, rb, (nsm_vec_t){rcs, ds, 0, NULL}, rt, root, comm, request);
     return rc != NSM_HANDED_OVER ? rc : PMPI_Igatherv(sb, sc, st, rb, rcs, ds, rt, root, comm, request);
 }
 NSM_STATS_TWIN(Igatherv, NSM_OP_IGATHERV,
@@ -428,7 +428,7 @@ int MPI_Igatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rc
 NSM_BODY int accelerated_Iscatterv(const void *sb, const int scs[], const int ds[], MPI_Datatype st, void *rb, int rc,
                                    MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int rc_ = nbv_scatterv(sb, (nsm_vec_t){scs, ds, 0}, st, rb, rc, rt, root, comm, request);
+    int rc_ = nbv_scatterv(sb, (nsm_vec_t){scs, ds, 0, NULL}, st, rb, rc, rt, root, comm, request);
     return rc_ != NSM_HANDED_OVER ? rc_ : PMPI_Iscatterv(sb, scs, ds, st, rb, rc, rt, root, comm, request);
 }
 NSM_STATS_TWIN(Iscatterv, NSM_OP_ISCATTERV,
@@ -446,7 +446,7 @@ int MPI_Iscatterv(const void *sb, const int scs[], const int ds[], MPI_Datatype 
 NSM_BODY int accelerated_Iallgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[], const int ds[],
                                      MPI_Datatype rt, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = nbv_allgatherv(sb, sc, st, rb, (nsm_vec_t){rcs, ds, 0}, rt, comm, request);
+    int rc = nbv_allgatherv(sb, sc, st, rb, (nsm_vec_t){rcs, ds, 0, NULL}, rt, comm, request);
     return rc != NSM_HANDED_OVER ? rc : PMPI_Iallgatherv(sb, sc, st, rb, rcs, ds, rt, comm, request);
 }
 NSM_STATS_TWIN(Iallgatherv, NSM_OP_IALLGATHERV,
@@ -470,7 +470,7 @@ int MPI_Igatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, cons
 {
     NSM_NBV_C_CALL(NSM_OP_IGATHERV,
                    sb == MPI_IN_PLACE ? nsm_nbv_stat_wide(rcs, comm, root, 0, rt) : nsm_stat_bytes(sc, st),
-                   nbv_gatherv(sb, sc, st, rb, (nsm_vec_t){rcs, ds, 1}, rt, root, comm, request),
+                   nbv_gatherv(sb, sc, st, rb, (nsm_vec_t){rcs, ds, 1, NULL}, rt, root, comm, request),
                    PMPI_Igatherv_c(sb, sc, st, rb, rcs, ds, rt, root, comm, request));
 })
 
@@ -480,7 +480,7 @@ int MPI_Iscatterv_c(const void *sb, const MPI_Count scs[], const MPI_Aint ds[], 
 {
     NSM_NBV_C_CALL(NSM_OP_ISCATTERV,
                    rb == MPI_IN_PLACE ? nsm_nbv_stat_wide(scs, comm, root, 0, st) : nsm_stat_bytes(rc, rt),
-                   nbv_scatterv(sb, (nsm_vec_t){scs, ds, 1}, st, rb, rc, rt, root, comm, request),
+                   nbv_scatterv(sb, (nsm_vec_t){scs, ds, 1, NULL}, st, rb, rc, rt, root, comm, request),
                    PMPI_Iscatterv_c(sb, scs, ds, st, rb, rc, rt, root, comm, request));
 })
 
@@ -490,6 +490,6 @@ int MPI_Iallgatherv_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, c
 {
     NSM_NBV_C_CALL(NSM_OP_IALLGATHERV,
                    sb == MPI_IN_PLACE ? nsm_nbv_stat_wide(rcs, comm, -1, 0, rt) : nsm_stat_bytes(sc, st),
-                   nbv_allgatherv(sb, sc, st, rb, (nsm_vec_t){rcs, ds, 1}, rt, comm, request),
+                   nbv_allgatherv(sb, sc, st, rb, (nsm_vec_t){rcs, ds, 1, NULL}, rt, comm, request),
                    PMPI_Iallgatherv_c(sb, sc, st, rb, rcs, ds, rt, comm, request));
 })
