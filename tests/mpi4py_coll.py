@@ -315,6 +315,11 @@ def t_reduce_scatter(i, k):
 
 
 def t_alltoallw(i, k):
+    # Open MPI 5.0.11's own MPI_Alltoallw on one rank (coll/self) copies nothing and corrupts
+    # memory (the interpreter crashed at exit; seen bare, without libnodeshm_mpi).  nodeshm
+    # runs nothing on one rank, so there is nothing of ours to check there.
+    if size == 1 and "Open MPI" in lib:
+        return
     def count(src, dst):
         return (src * 5 + dst * 3 + i) % 11
 
