@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,6 +71,25 @@ static int __attribute__((unused)) on_one_node(MPI_Comm comm)
     int size;
     PMPI_Comm_size(comm, &size);
     return fullest_node(comm) == size;
+}
+
+/* A call's command-line spec "op:bytes[:lib]", split in place in spec[] (a copy of arg): *op,
+ * *bytes_text, and *want (0 with ":lib": the MPI library's, else accelerated).  0 and a failed
+ * check when arg has no ':'. */
+static int __attribute__((unused)) call_spec(const char *arg, char spec[128], char **op, char **bytes_text,
+                                             int *want)
+{
+    snprintf(spec, 128, "%s", arg);
+    *op = spec;
+    char *colon = strchr(spec, ':');
+    CHECK(colon != NULL, "bad argument '%s' (op:bytes[:lib])", arg);
+    if (!colon) return 0;
+    *colon++ = '\0';
+    *bytes_text = colon;
+    char *lib = strchr(colon, ':');
+    if (lib) *lib++ = '\0';
+    *want = !(lib && !strcmp(lib, "lib"));
+    return 1;
 }
 
 #endif

@@ -105,15 +105,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int per_node = fullest_node(MPI_COMM_WORLD);
     for (int a = 1; a < argc; a++) {
-        char spec[128], *op = spec, *bytes_text, *lib;
-        snprintf(spec, sizeof spec, "%s", argv[a]);
-        bytes_text = strchr(spec, ':');
-        CHECK(bytes_text != NULL, "bad argument '%s' (op:bytes[:lib])", argv[a]);
-        if (!bytes_text) continue;
-        *bytes_text++ = '\0';
-        lib = strchr(bytes_text, ':');
-        if (lib) *lib++ = '\0';
-        int want = !(lib && !strcmp(lib, "lib"));
+        char spec[128], *op, *bytes_text;
+        int want;
+        if (!call_spec(argv[a], spec, &op, &bytes_text, &want)) continue;
         long bytes = parse_bytes(op, bytes_text, per_node);
         long before = nodeshm_mpi_accelerated_op(op);
         one_call(op, bytes, rank, size);

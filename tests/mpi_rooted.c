@@ -110,14 +110,9 @@ int main(int argc, char **argv)
     char (*what)[160] = malloc(sizeof *what * (size_t)cap);
     int *want = malloc(sizeof(int) * (size_t)cap);
     for (int a = 1; a < argc; a++) {
-        char spec[128], *op = spec, *bytes_text, *lib;
-        snprintf(spec, sizeof spec, "%s", argv[a]);
-        bytes_text = strchr(spec, ':');
-        CHECK(bytes_text != NULL, "bad argument '%s' (op:bytes[:lib])", argv[a]);
-        if (!bytes_text) continue;
-        *bytes_text++ = '\0';
-        lib = strchr(bytes_text, ':');
-        if (lib) *lib++ = '\0';
+        char spec[128], *op, *bytes_text;
+        int want_acc;
+        if (!call_spec(argv[a], spec, &op, &bytes_text, &want_acc)) continue;
         long bytes = parse_bytes(bytes_text);
         CHECK(bytes > 0 && bytes % 8 == 0, "'%s': bytes must be a positive multiple of 8", argv[a]);
         if (bytes <= 0 || bytes % 8) continue;
@@ -134,7 +129,7 @@ int main(int argc, char **argv)
                 int known;
                 long bad = one_call(op, bytes / 8, root, in_place, rank, size, &known);
                 moved[ncalls] = nodeshm_mpi_accelerated_op(op) - before;
-                want[ncalls] = !(lib && !strcmp(lib, "lib"));
+                want[ncalls] = want_acc;
                 snprintf(what[ncalls], sizeof what[ncalls], "%s of %ld bytes, root %d%s", op, bytes, root,
                          in_place ? " (in place)" : "");
                 CHECK(known, "unknown op '%s'", op);
