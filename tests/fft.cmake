@@ -45,7 +45,7 @@ if(NODESHM_FFT_ENABLED)
   # the nodeshm-fft command: every strategy and FFTW-MPI in one run, CSV rows, errors checked
   # by the command itself (exit 1 above 1e-12); and a bad option: message, exit 2, no hang
   # (at 4 ranks on a 2x2 pencil grid, --procs, in 2 interleaved rounds)
-  set(_cmd_args_3 --iterations 2)
+  set(_cmd_args_3 --iterations 2 --remap-barrier) # (remaps timed from a barrier: same values)
   set(_cmd_args_4 --procs 2x2 --iterations 2 --rounds 2)
   set(_cmd_grid_3 "1x3")
   set(_cmd_grid_4 "2x2")

@@ -156,6 +156,13 @@ int main(int argc, char **argv)
     run(&agg);
     unsetenv("NODESHM_FFT_NODE_AGGREGATE");
     unsetenv("NODESHM_FFT_STRATEGY");
+    /* the remap timing setting (the --remap-barrier of nodeshm-fft) */
+    setenv("NODESHM_FFT_REMAP_BARRIER", "2", 1);
+    bad_case_t sync = {"remap barrier setting", {0}, in, out, 0, 0, 0,
+                       {"nodeshm_fft_plan_create", "NODESHM_FFT_REMAP_BARRIER=2", "accepted: 0, 1"}};
+    memcpy(sync.n, n, sizeof n);
+    run(&sync);
+    unsetenv("NODESHM_FFT_REMAP_BARRIER");
     /* the shmem strategies without shmem_init (this program never calls it) */
     {
         nodeshm_fft_plan_t p = (nodeshm_fft_plan_t)(void *)&p;

@@ -28,7 +28,7 @@ static uint64_t seed;
         }                                                                                          \
     } while (0)
 
-static uint64_t mix(uint64_t x)
+static uint64_t __attribute__((unused)) mix(uint64_t x)
 {
     x += 0x9e3779b97f4a7c15ull;
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;

@@ -10,6 +10,7 @@
 #include "fftw_backend.h"
 #include "remap_internal.h"
 
+#include "core/tuning.h"
 #include "core/wait.h"
 
 #include <stdio.h>
@@ -35,6 +36,7 @@ struct nodeshm_fft_plan {
     int segment_end[2][3];    /* [dir][k]: one past the last stage of the segment at k */
     long transforms;
     double seconds, remap_seconds;
+    int remap_barrier; /* NODESHM_FFT_REMAP_BARRIER=1: remaps start together (remap_timed) */
 };
 
 static int same_everywhere(MPI_Comm comm, int mine)
@@ -151,6 +153,14 @@ static int make_fftw_plans_in_turn(nodeshm_fft_plan_t p)
     return rank == 0 ? rc : make_fftw_plans(p);
 }
 
+/* 1 with *on set from NODESHM_FFT_REMAP_BARRIER (environment or tuning file), 0 if it is bad. */
+static int remap_barrier_setting(int *on)
+{
+    const char *v = nodeshm_getenv("NODESHM_FFT_REMAP_BARRIER");
+    if (!v || !*v || !strcmp(v, "0")) return *on = 0, 1;
+    return *on = 1, !strcmp(v, "1");
+}
+
 static int plan_create(const char *call, MPI_Comm comm, const int n[3], const int grid[2],
                        const nodeshm_fft_brick_t *in, const nodeshm_fft_brick_t *out,
                        nodeshm_fft_precision_t precision, nodeshm_remap_strategy_t strategy,
@@ -165,11 +175,15 @@ static int plan_create(const char *call, MPI_Comm comm, const int n[3], const in
     int nranks;
     MPI_Comm_size(comm, &nranks);
     char problem[200] = "";
+    int remap_barrier = 0;
     if (!fftw)
         snprintf(problem, sizeof problem, "precision %d (accepted: NODESHM_FFT_DOUBLE, "
                  "NODESHM_FFT_SINGLE)", (int)precision);
     else if (!plan)
         snprintf(problem, sizeof problem, "a NULL plan pointer");
+    else if (!remap_barrier_setting(&remap_barrier))
+        snprintf(problem, sizeof problem, "NODESHM_FFT_REMAP_BARRIER=%.40s (accepted: 0, 1)",
+                 nodeshm_getenv("NODESHM_FFT_REMAP_BARRIER"));
     else if (grid && (grid[0] < 1 || grid[1] < 1 || grid[0] * grid[1] != nranks))
         snprintf(problem, sizeof problem, "pencil grid %dx%d (accepted: P x Q = %d ranks)",
                  grid[0], grid[1], nranks);
@@ -179,6 +193,7 @@ static int plan_create(const char *call, MPI_Comm comm, const int n[3], const in
     if (!p) return MPI_ERR_NO_MEM;
     p->fftw = fftw;
     p->strategy = strategy;
+    p->remap_barrier = remap_barrier;
     int size, rank;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
@@ -236,8 +251,13 @@ static void fft_segment(nodeshm_fft_plan_t p, int dir, int k0, void *buf)
     p->fftw->execute(p->fftw->alignment_of(buf) == 0 ? aligned : p->plan[dir][k0][1], buf, buf);
 }
 
+/* Time in remaps.  With remap_barrier every remap starts from a barrier, outside its time:
+ * then it is the remap's own cost.  Without, a rank's remap time also holds its wait for peers
+ * still in their FFT stage, which with more ranks than cores is most of it (4-8 ranks on 2
+ * cores: 600 of 750 us per 64^3 remap) and the same for every strategy. */
 static int remap_timed(nodeshm_fft_plan_t p, nodeshm_remap_t r, const void *src, void *dst)
 {
+    if (p->remap_barrier) MPI_Barrier(p->comm);
     double t = MPI_Wtime();
     int rc = nodeshm_remap_execute(r, src, dst);
     p->remap_seconds += MPI_Wtime() - t;
