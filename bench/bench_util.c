@@ -1,5 +1,7 @@
 /* nodeshm benchmarks: timing, statistics and the command line / output contract. */
 #include "bench_util.h"
+#include "core/env.h"
+#include "core/status.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -81,24 +83,11 @@ void bench_fmt_size(size_t s, char *out)
 
 /* --- command line ---------------------------------------------------------------------------- */
 
-/* a byte count with an optional k/m/g suffix (powers of 1024), as OSU's -m takes plain bytes */
-static int parse_bytes(const char *t, size_t *out)
+/* a byte count in the syntax of every size setting of nodeshm (core/env.h: 64k, 1.5m, 1g,
+ * 1048576), where OSU's -m takes plain bytes */
+int bench_parse_bytes(const char *t, size_t *out)
 {
-    char *end;
-    errno = 0;
-    if (!t || !*t || *t == '-') return -1;
-    unsigned long long v = strtoull(t, &end, 10);
-    if (end == t || errno) return -1;
-    int shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: break;
-    }
-    if (*end || v > (~0ull >> shift)) return -1;
-    *out = (size_t)(v << shift);
-    return 0;
+    return !t || nodeshm_parse_size(t, out) != NODESHM_OK ? -1 : 0;
 }
 
 static int parse_count(const char *t, long min, long *out)
@@ -131,7 +120,7 @@ int bench_parse(int argc, char **argv, const char *prog, int rank, bench_opts_t 
             char *colon = strchr(buf, ':');
             size_t lo = 0, hi = 0;
             if (colon) *colon = 0;
-            if ((colon && parse_bytes(buf, &lo)) || parse_bytes(colon ? colon + 1 : buf, &hi) ||
+            if ((colon && bench_parse_bytes(buf, &lo)) || bench_parse_bytes(colon ? colon + 1 : buf, &hi) ||
                 hi == 0 || lo > hi) {
                 bad = next;
                 why = "-m needs [min:]max bytes, 0 < min <= max (k/m/g suffixes)";
@@ -249,7 +238,7 @@ size_t bench_cold_bytes(const char *prog, int rank, int node_pes, int nrings, in
     size_t llc = bench_llc_bytes(), want = 2 * llc,
            budget = bench_quick() ? (size_t)64 << 20 : (size_t)1 << 30;
     const char *env = getenv("NODESHM_BENCH_COLD_BUDGET");
-    if (env && *env && parse_bytes(env, &budget)) {
+    if (env && *env && bench_parse_bytes(env, &budget)) {
         if (rank == 0)
             bench_note(prog, "--cold: NODESHM_BENCH_COLD_BUDGET='%s' is not a byte count", env);
         return 0;

@@ -42,6 +42,9 @@ typedef struct bench_opts {
  * On a bad command line: rank 0 prints what is wrong and the usage to stderr, returns 2
  * (the caller finalizes and exits with it); returns 0 when fine.  `usage` describes the
  * program's own flags, or NULL. */
+/* A byte count as every nodeshm size setting takes it (64k, 1.5m, 1048576): 0, or -1 if bad. */
+int bench_parse_bytes(const char *text, size_t *bytes);
+
 int bench_parse(int argc, char **argv, const char *prog, int rank, bench_opts_t *o,
                 int (*extra)(const char *arg, const char *next, void *user), void *user,
                 const char *usage);

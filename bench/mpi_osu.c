@@ -23,6 +23,8 @@
  * Usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-d us] [-c us] [-R root] [-f] [--csv] [-o op,op...]
  * NODESHM_BENCH_QUICK=1: tiny sizes and few iterations (the test suite). */
 #include "nodeshm.h"
+#include "bench_util.h"
+#include "core/env.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -496,13 +498,16 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-m") && i + 1 < argc) {
-            char *colon = strchr(argv[++i], ':');
-            if (colon) {
-                min_bytes = atol(argv[i]);
-                max_bytes = atol(colon + 1);
-            } else {
-                max_bytes = atol(argv[i]);
+            char lo[64], *colon = strchr(argv[++i], ':');
+            size_t a = min_bytes, b;
+            snprintf(lo, sizeof lo, "%.*s", colon ? (int)(colon - argv[i]) : 0, argv[i]);
+            if ((colon && bench_parse_bytes(lo, &a)) || bench_parse_bytes(colon ? colon + 1 : argv[i], &b) || a > b) {
+                if (rank == 0)
+                    fprintf(stderr, "mpi_osu: -m %s: expected [min:]max with min <= max, each %s\n",
+                            argv[i], NODESHM_SIZE_SYNTAX);
+                bad_args();
             }
+            min_bytes = a, max_bytes = b;
         } else if (!strcmp(a, "-i") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(a, "-x") && i + 1 < argc) warmup = atoi(argv[++i]);
         else if (!strcmp(a, "-r") && i + 1 < argc) reps = atoi(argv[++i]);
