@@ -8,7 +8,8 @@
  * (freed right after the start).  Also: more outstanding ops on one communicator than its buffers
  * hold (starts that publish later), a blocking collective posted after non-blocking ones on the
  * same communicator, MPI_Comm_free with one outstanding, a non-blocking op as the first
- * collective of a communicator (handed to the MPI library: its setup is collective).
+ * collective of a communicator without state (MPI_Comm_idup's: handed to the MPI library, its
+ * setup is collective) and of ones duplicated or split from one with a state (run here).
  *
  * Each op's counter (nodeshm_mpi_accelerated_op) must move by exactly the calls that had to run in
  * the interposer: with --expect-accel, on a communicator on one node, all those inside the window
@@ -247,10 +248,12 @@ int main(int argc, char **argv)
     long before[NOPS];
     for (int i = 0; i < NOPS; i++) before[i] = acc(op_name[i]);
 
-    /* a non-blocking op first on a new communicator: the MPI library's (setup is collective) */
+    /* a non-blocking op first on a communicator without interposer state: the MPI library's
+     * (making the state is collective); MPI_Comm_idup must not block, so its result has none */
     MPI_Comm fresh;
-    MPI_Comm_dup(MPI_COMM_WORLD, &fresh);
     MPI_Request r0;
+    MPI_Comm_idup(MPI_COMM_WORLD, &fresh, &r0);
+    MPI_Wait(&r0, MPI_STATUS_IGNORE);
     MPI_Ibarrier(fresh, &r0);
     MPI_Wait(&r0, MPI_STATUS_IGNORE);
 
@@ -285,6 +288,29 @@ int main(int argc, char **argv)
     /* deeper than the buffers: 300 small (ring: 256 entries at most) and 6 of 8 KiB (2 banks) */
     deep(comm[0], one_node[0], 300, 6);
     deep(comm[2], one_node[2], 20, 6);
+
+    /* communicators made by MPI_Comm_dup and MPI_Comm_split of one with a state have theirs at
+     * once (src/mpi/comm_create.c): their first collective, a non-blocking one, runs in the
+     * interposer */
+    {
+        MPI_Comm child[2];
+        MPI_Comm_dup(comm[0], &child[0]);
+        /* (not under --expect-none: a half may lie on one pseudo-node, where it runs here) */
+        if (!expect_none) MPI_Comm_split(comm[2], wrank % 2, wrank, &child[1]);
+        for (int k = 0; k < 2 - expect_none; k++) {
+            int csize;
+            PMPI_Comm_size(child[k], &csize);
+            long a = wrank + 1, sum = -1, want_sum = 0;
+            for (int r = k ? wrank % 2 : 0; r < wsize; r += k ? 2 : 1) want_sum += r + 1;
+            MPI_Request q;
+            MPI_Iallreduce(&a, &sum, 1, MPI_LONG, MPI_SUM, child[k], &q);
+            want[2] += expect_accel && on_one_node(child[k]) && csize > 1;
+            MPI_Wait(&q, MPI_STATUS_IGNORE);
+            CHECK(sum == want_sum, "iallreduce first on a %s communicator: %ld, expected %ld",
+                  k ? "split" : "duplicated", sum, want_sum);
+            MPI_Comm_free(&child[k]);
+        }
+    }
 
     /* a blocking collective after non-blocking ones on the same communicator */
     {
