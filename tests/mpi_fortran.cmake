@@ -43,6 +43,16 @@ if(NODESHM_FORTRAN_ENABLED AND EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   if(NODESHM_MPI_FLAVOR STREQUAL "openmpi")
     list(APPEND _f_env "OMPI_MCA_osc=^ucx,rdma")
   endif()
+  # The newer ops (scans, reduce_scatter, alltoallw, non-blocking) are counted per op: on one
+  # node their windows are opened past the test's sizes on both MPIs (their defaults differ:
+  # Open MPI's igatherv/iscatterv are off, its small scans below a MIN), on pseudo-nodes they
+  # keep the defaults, under which every one of them goes to the library between nodes.
+  set(_f_newer_env NODESHM_MPI_SCAN_MIN=0 NODESHM_MPI_EXSCAN_MIN=0)
+  foreach(op scan exscan reduce_scatter alltoallw ibcast iallreduce ireduce igather igatherv
+          iscatter iscatterv iallgather iallgatherv ialltoall ialltoallv)
+    string(TOUPPER ${op} _up)
+    list(APPEND _f_newer_env NODESHM_MPI_${_up}_MAX=64k)
+  endforeach()
   # Pass = exit status 0 (a rank crashing in MPI_Finalize fails it too, which a PASS regex
   # would hide) and no failed check in the output.
   set(_f_fail "check failed|: FAIL")
@@ -83,6 +93,8 @@ if(NODESHM_FORTRAN_ENABLED AND EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
     set(env ${_f_env})
     if(ppn)
       list(APPEND env "NODESHM_PES_PER_NODE=${ppn}")
+    else()
+      list(APPEND env ${_f_newer_env})
     endif()
     if(NOT extra STREQUAL "-")
       list(APPEND env "${extra}")
@@ -90,4 +102,11 @@ if(NODESHM_FORTRAN_ENABLED AND EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
     set_tests_properties(${name} PROPERTIES TIMEOUT 120 LABELS "mpi;np${np};fortran"
       FAIL_REGULAR_EXPRESSION "${_f_fail}" ENVIRONMENT "${env}")
   endforeach()
+  # the per-op counters catch an op handed to the library: one switched off must fail the run
+  nodeshm_add_script_test(NAME mpi_fortran_np2_handed TIMEOUT 180
+    ENV ${_f_env} ${_f_newer_env} NODESHM_MPI_DISABLE=ialltoallv EXPECT_FAILURE_TIMEOUT=150
+        EXPECT_FAILURE_MAX_SECONDS=120
+    COMMAND expect_failure.sh 2 "Fortran MPI_ialltoallv accelerated 0 calls, expected [1-9]"
+            $<TARGET_FILE:nodeshm_t_mpi_fortran> --expect-accel)
+  set_tests_properties(mpi_fortran_np2_handed PROPERTIES LABELS "script;mpi;np2;fortran")
 endif()

@@ -4,9 +4,19 @@
 !
 ! Every rank derives its data from the seed (NODESHM_TEST_SEED replays, rank 0's value wins),
 ! its rank and the element index, so every rank computes every expected value itself.  Runs on
-! MPI_COMM_WORLD and on a reversed split of it (handles other than MPI_COMM_WORLD).
+! MPI_COMM_WORLD and on a reversed split of it (handles other than MPI_COMM_WORLD).  Besides the
+! older collectives: Scan, Exscan, Reduce_scatter, Alltoallw (datatype arrays with a derived
+! type) and the 12 non-blocking ops, completed in every way Fortran can (Wait, Waitall with and
+! without statuses, Waitany, Waitsome, Test, Testall, Testany, Testsome, Request_get_status),
+! several outstanding with point-to-point requests, in rank-dependent orders
+! (tests/mpi_fortran_newer.inc, included below).
 !
-!   --expect-accel   the interposer must be there and have run calls (at 1 rank it runs none)
+!   --expect-accel   the interposer must be there and have run calls (at 1 rank it runs none),
+!                    and each of those newer ops exactly as many as this program expects: every
+!                    call on a communicator of 2+ ranks on one node (the windows are set wide
+!                    enough by tests/mpi_fortran.cmake), none on pseudo-nodes
+!                    (NODESHM_PES_PER_NODE below the size: they are one-node ops or off between
+!                    nodes by default)
 !   --expect-none    it must have run none (NODESHM_MPI_DISABLE=all, or not loaded)
 ! nodeshm_mpi_accelerated is looked up with dlsym, so one program serves linked, LD_PRELOAD
 ! and plain runs.  Rank 0 prints "... PASS" or "... FAIL"; the exit status is 1 on failure.
@@ -33,11 +43,27 @@ program mpi_fortran
       import :: c_long
       integer(c_long) :: accelerated_iface
     end function
+    function accelerated_op_iface(op) bind(C)
+      import :: c_long, c_char
+      character(kind=c_char) :: op(*)
+      integer(c_long) :: accelerated_op_iface
+    end function
     integer(c_int) function usleep(us) bind(C, name="usleep")
       import :: c_int
       integer(c_int), value :: us
     end function
   end interface
+  ! the newer ops, by their names in nodeshm_mpi_accelerated_op, and the calls each must have run
+  integer, parameter :: K_SCAN = 1, K_EXSCAN = 2, K_RSCAT = 3, K_A2AW = 4, K_IBARRIER = 5, &
+    K_IBCAST = 6, K_IALLREDUCE = 7, K_IREDUCE = 8, K_IGATHER = 9, K_IGATHERV = 10, K_ISCATTER = 11, &
+    K_ISCATTERV = 12, K_IALLGATHER = 13, K_IALLGATHERV = 14, K_IALLTOALL = 15, K_IALLTOALLV = 16, NOPS = 16
+  character(len=*), parameter :: opnames(NOPS) = [character(len=14) :: "scan", "exscan", &
+    "reduce_scatter", "alltoallw", "ibarrier", "ibcast", "iallreduce", "ireduce", "igather", &
+    "igatherv", "iscatter", "iscatterv", "iallgather", "iallgatherv", "ialltoall", "ialltoallv"]
+  integer :: want(NOPS) = 0
+  logical :: onenode
+  integer(c_long) :: got
+  procedure(accelerated_op_iface), pointer :: accelerated_op => null()
   integer(8), parameter :: MODULUS = 2147483647_8
   integer, parameter :: GUARD = -123456789
   integer :: ierr, wrank, wsize, expect, i, rev
@@ -72,10 +98,25 @@ program mpi_fortran
       prog, wsize, seed, seed
   end if
   call MPI_Bcast(seed, 1, MPI_INTEGER8, 0, MPI_COMM_WORLD, ierr)
+  ! pseudo-nodes: the communicators span nodes
+  call get_environment_variable("NODESHM_PES_PER_NODE", arg, status=i)
+  onenode = .true.
+  if (i == 0 .and. len_trim(arg) > 0) then
+    read (arg, *) i
+    onenode = i <= 0 .or. i >= wsize
+  end if
 
+  ! the blocking collectives first: a non-blocking op on a communicator no collective has set
+  ! up yet goes to the MPI library (README)
   call test_comm(MPI_COMM_WORLD, "world")
+  call test_newer(MPI_COMM_WORLD, "world")
   call MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, rev, ierr)
   call test_comm(rev, "reversed")
+  call test_newer(rev, "reversed")
+  do i = 1, 8
+    call test_nb(MPI_COMM_WORLD, "world", i)
+    call test_nb(rev, "reversed", i)
+  end do
   call MPI_Comm_free(rev, ierr)
   call test_barrier(MPI_COMM_WORLD)
 
@@ -91,6 +132,17 @@ program mpi_fortran
     call check(max_accel > 0 .or. wsize == 1, "the interposer accelerated no call")
   else if (expect == -1) then
     call check(max_accel == 0, "the interposer accelerated calls it should have left to MPI")
+    want = 0
+  end if
+  ! per op: a total that other ops could make up proves nothing
+  fp = dlsym(c_null_ptr, "nodeshm_mpi_accelerated_op" // c_null_char)
+  if (c_associated(fp) .and. expect /= 0) then
+    call c_f_procpointer(fp, accelerated_op)
+    do i = 1, NOPS
+      got = accelerated_op(trim(opnames(i)) // c_null_char)
+      write (arg, '(i0, " calls, expected ", i0)') got, want(i)
+      call check(got == want(i), "Fortran MPI_" // trim(opnames(i)) // " accelerated " // trim(arg))
+    end do
   end if
 
   loc = [fails, checks]
@@ -275,6 +327,8 @@ contains
       deallocate(is, ir, ie)
     end do
   end subroutine
+
+  include 'mpi_fortran_newer.inc'
 
   ! A late crank stores a flag in a shared window just before it enters MPI_Barrier; everyone must
   ! see it after leaving.  A barrier that does not wait fails this (the late crank sleeps 20 ms

@@ -21,6 +21,7 @@
 #include "mpi/nsmpi.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,15 +48,18 @@ typedef struct pair_side {
     MPI_Aint unit;
 } pair_side_t;
 
-/* The side's datatype for rank r: the call's one (`one`), or alltoallw's r-th, then 1 with *out
- * set; 0 for a datatype the library does not know (MPI_DATATYPE_NULL). */
-static int side_at(const nsm_vec_t *v, const pair_side_t *one, int r, pair_side_t *out)
+/* A call's sides: one for every pair (alltoallv), or alltoallw's, one per rank (at[r]), each
+ * looked up once; a pair with no elements has none (never read). */
+typedef struct pair_sides {
+    pair_side_t one, *at;
+} pair_sides_t;
+
+static inline const pair_side_t *side(const pair_sides_t *p, int r) { return p->at ? &p->at[r] : &p->one; }
+
+/* Alltoallw's side for a datatype of the library's: 1 with *out set; 0 for one it does not know
+ * (MPI_DATATYPE_NULL). */
+static int side_of(MPI_Datatype t, pair_side_t *out)
 {
-    if (!v->types) {
-        *out = *one;
-        return 1;
-    }
-    MPI_Datatype t = v->types[r];
     if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &out->size) != MPI_SUCCESS) return 0;
     out->type = t;
     out->dense = nsm_is_dense(t);
@@ -68,91 +72,101 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
 {
     /* alltoallw (a datatype per pair) counts as its own op */
     const int id = sv.types ? NSM_OP_ALLTOALLW : NSM_OP_ALLTOALLV;
-    pair_side_t s1 = {sendtype, 0, 0, 1}, r1 = {recvtype, 0, 0, 1}, ss, rs;
+    pair_sides_t ss = {{sendtype, 0, 0, 1}, NULL}, rs = {{recvtype, 0, 0, 1}, NULL};
     MPI_Aint lb;
-    if (!sv.types &&
-        (sendtype == MPI_DATATYPE_NULL || recvtype == MPI_DATATYPE_NULL ||
-         PMPI_Type_size(sendtype, &s1.size) != MPI_SUCCESS || PMPI_Type_size(recvtype, &r1.size) != MPI_SUCCESS))
-        return nsm_bad_arg(comm, call, "sendtype or recvtype (MPI_DATATYPE_NULL)", 0);
-    for (int r = 0; r < s->size; r++) {
-        if (nsm_vec_count(&sv, r) < 0) return nsm_bad_arg(comm, call, "sendcounts[r]", nsm_vec_count(&sv, r));
-        if (nsm_vec_count(&rv, r) < 0) return nsm_bad_arg(comm, call, "recvcounts[r]", nsm_vec_count(&rv, r));
-        if ((nsm_vec_count(&sv, r) && !side_at(&sv, &s1, r, &ss)) || (nsm_vec_count(&rv, r) && !side_at(&rv, &r1, r, &rs)))
-            return nsm_bad_arg(comm, call, "sendtypes[r] or recvtypes[r] (MPI_DATATYPE_NULL) at r =", r);
-    }
     if (!sv.types) {
-        PMPI_Type_get_extent(sendtype, &lb, &s1.unit);
-        PMPI_Type_get_extent(recvtype, &lb, &r1.unit);
-        s1.dense = nsm_is_dense(sendtype);
-        r1.dense = nsm_is_dense(recvtype);
+        if (sendtype == MPI_DATATYPE_NULL || recvtype == MPI_DATATYPE_NULL ||
+            PMPI_Type_size(sendtype, &ss.one.size) != MPI_SUCCESS ||
+            PMPI_Type_size(recvtype, &rs.one.size) != MPI_SUCCESS)
+            return nsm_bad_arg(comm, call, "sendtype or recvtype (MPI_DATATYPE_NULL)", 0);
+        PMPI_Type_get_extent(sendtype, &lb, &ss.one.unit);
+        PMPI_Type_get_extent(recvtype, &lb, &rs.one.unit);
+        ss.one.dense = nsm_is_dense(sendtype);
+        rs.one.dense = nsm_is_dense(recvtype);
     }
-    ss = s1;
-    rs = r1;
-    MPI_Request stack_req[32], *req = stack_req;
-    int nreq = 0;
-    if (2 * s->size > 32 && !(req = malloc(sizeof *req * 2 * (size_t)s->size))) {
-        fprintf(stderr, "nodeshm_mpi: %s: out of memory for %d requests\n", call, 2 * s->size);
+    /* one allocation: alltoallw's sides (2 per rank), then the point-to-point requests */
+    const size_t nsides = sv.types ? 2 * (size_t)s->size : 0;
+    max_align_t stack[48]; /* 768 bytes: alltoallv's requests up to 48 ranks, alltoallw's up to 12 */
+    const size_t want = nsides * sizeof(pair_side_t) + 2 * (size_t)s->size * sizeof(MPI_Request);
+    void *mem = want <= sizeof stack ? (void *)stack : malloc(want);
+    if (!mem) {
+        fprintf(stderr, "nodeshm_mpi: %s: out of memory for %d ranks' requests\n", call, s->size);
         nodeshm_abort_job(1);
     }
-#define SEND_AT(r) ((const char *)sendbuf + nsm_vec_displ(&sv, r) * (long long)ss.unit)
-#define RECV_AT(r) ((char *)recvbuf + nsm_vec_displ(&rv, r) * (long long)rs.unit)
-/* my own block goes straight across when both sides are memcpy-able */
-#define SELF_DIRECT(r) ((r) == s->rank && ss.dense && (side_at(&rv, &r1, r, &rs), rs.dense))
+    if (nsides) ss.at = mem, rs.at = ss.at + s->size;
+    MPI_Request *req = (MPI_Request *)((pair_side_t *)mem + nsides);
+    int rc = MPI_SUCCESS;
+    for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
+        const long long sn = nsm_vec_count(&sv, r), rn = nsm_vec_count(&rv, r);
+        if (sn < 0) rc = nsm_bad_arg(comm, call, "sendcounts[r]", sn);
+        else if (rn < 0) rc = nsm_bad_arg(comm, call, "recvcounts[r]", rn);
+        else if (nsides && ((sn && !side_of(sv.types[r], &ss.at[r])) || (rn && !side_of(rv.types[r], &rs.at[r]))))
+            rc = nsm_bad_arg(comm, call, "sendtypes[r] or recvtypes[r] (MPI_DATATYPE_NULL) at r =", r);
+    }
+    if (rc != MPI_SUCCESS) {
+        if (mem != (void *)stack) free(mem);
+        return rc;
+    }
+    const pair_side_t *ps, *pr;
+    /* my own block goes straight across when both sides are memcpy-able */
+    const int me = s->rank;
+    const int self_direct = nsm_vec_count(&sv, me) && nsm_vec_count(&rv, me) && side(&ss, me)->dense &&
+                            side(&rs, me)->dense;
+#define SEND_AT(r) ((const char *)sendbuf + nsm_vec_displ(&sv, r) * (long long)side(&ss, r)->unit)
+#define RECV_AT(r) ((char *)recvbuf + nsm_vec_displ(&rv, r) * (long long)side(&rs, r)->unit)
 
     /* a rank that writes no matrix block overwrites nothing a slower reader may still need */
     int writes = 0;
     for (int r = 0; r < s->size && !writes; r++) {
         long long n = nsm_vec_count(&sv, r);
         if (!n) continue;
-        side_at(&sv, &s1, r, &ss);
-        unsigned long long bytes = (unsigned long long)n * (unsigned)ss.size;
-        writes = bytes && bytes <= T && !SELF_DIRECT(r);
+        unsigned long long bytes = (unsigned long long)n * (unsigned)side(&ss, r)->size;
+        writes = bytes && bytes <= T && !(r == me && self_direct);
     }
     uint64_t seq = writes ? nsm_begin(s, id) : nsm_begin_reader(s, id);
     char *area = s->area.cur.slots; /* the current bank's matrix (the stride fits it: nsm_a2av_stride) */
     /* blocks above T travel by themselves while the matrix is filled and read */
-    int rc = MPI_SUCCESS;
+    int nreq = 0;
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
         long long n = nsm_vec_count(&rv, r);
         if (!n) continue;
-        side_at(&rv, &r1, r, &rs);
-        if ((unsigned long long)n * (unsigned)rs.size > T)
-            rc = nsm_p2p_start(0, RECV_AT(r), n, rs.type, s->p2p_rank[r], s->p2p_tag, &req[nreq++]);
+        pr = side(&rs, r);
+        if ((unsigned long long)n * (unsigned)pr->size > T)
+            rc = nsm_p2p_start(0, RECV_AT(r), n, pr->type, s->p2p_rank[r], s->p2p_tag, &req[nreq++]);
     }
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
         long long n = nsm_vec_count(&sv, r);
         if (!n) continue;
-        side_at(&sv, &s1, r, &ss);
-        unsigned long long bytes = (unsigned long long)n * (unsigned)ss.size;
+        ps = side(&ss, r);
+        unsigned long long bytes = (unsigned long long)n * (unsigned)ps->size;
         if (!bytes) continue;
         if (bytes > T)
-            rc = nsm_p2p_start(1, (void *)SEND_AT(r), n, ss.type, s->p2p_rank[r], s->p2p_tag, &req[nreq++]);
-        else if (!SELF_DIRECT(r))
-            nsm_pack_as(area + nsm_a2a_send_block(s, r) * T, (size_t)bytes, SEND_AT(r), (int)n, ss.type, ss.dense,
+            rc = nsm_p2p_start(1, (void *)SEND_AT(r), n, ps->type, s->p2p_rank[r], s->p2p_tag, &req[nreq++]);
+        else if (!(r == me && self_direct))
+            nsm_pack_as(area + nsm_a2a_send_block(s, r) * T, (size_t)bytes, SEND_AT(r), (int)n, ps->type, ps->dense,
                         comm);
     }
     nodeshm_flags_arrive(&s->area.flags, seq);
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
         long long n = nsm_vec_count(&rv, r);
         if (!n) continue;
-        side_at(&rv, &r1, r, &rs);
-        unsigned long long bytes = (unsigned long long)n * (unsigned)rs.size;
+        pr = side(&rs, r);
+        unsigned long long bytes = (unsigned long long)n * (unsigned)pr->size;
         if (!bytes || bytes > T) continue;
-        if (r == s->rank && nsm_vec_count(&sv, r) && (side_at(&sv, &s1, r, &ss), SELF_DIRECT(r))) {
+        if (r == me && self_direct) {
             memcpy(RECV_AT(r), SEND_AT(r), (size_t)bytes); /* my own block, straight across */
             continue;
         }
         nodeshm_flags_wait_arrive(&s->area.flags, s->stage_index[r], seq);
-        nsm_unpack_as(RECV_AT(r), (int)n, rs.type, rs.dense, nsm_a2a_recv_ptr(s, area, T, r), (size_t)bytes, comm);
+        nsm_unpack_as(RECV_AT(r), (int)n, pr->type, pr->dense, nsm_a2a_recv_ptr(s, area, T, r), (size_t)bytes, comm);
     }
     if (nreq) {
         int wrc = PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
         if (rc == MPI_SUCCESS) rc = wrc;
     }
-    if (req != stack_req) free(req);
+    if (mem != (void *)stack) free(mem);
     nodeshm_flags_done(&s->area.flags, seq);
     return rc;
 #undef SEND_AT
 #undef RECV_AT
-#undef SELF_DIRECT
 }
