@@ -9,16 +9,15 @@
  * node: each node peer says that it has arrived (its source is ready, its dest writable) on a
  * line of its own and waits for one line of its leader; the leader moves all of its node's data
  * in and out of its peers' symmetric buffers (mapped: coll_at_member), makes the node's one MPI
- * exchange with the other leaders, and releases its peers.  Node peers never call MPI (alltoall's
- * copy their own blocks within the node meanwhile).  Broadcasts left for bcast.c: a fan-in per
- * call kept every node in lockstep with its slowest member.
+ * exchange with the other leaders, and releases its peers.  Node peers never call MPI.
+ * Broadcasts left for bcast.c: a fan-in per call kept every node in lockstep with its slowest
+ * member.
  *
  * Flag lines (flags.h; values are epochs of the collective, coll_begin's base e): a member's
  * LINE_FAN, arrive = e + 1 with its collect size and source token, done = e + 3 once it copied a
- * collect from the leader's dest, or its alltoall blocks from its node peers' sources (the
- * leader waits for that before it returns; for alltoall the leader raises its own arrive too);
- * the leader's LINE_FAN_RELEASE, arrive = e + 2 with the status and, for a collect too large to
- * push, the bytes its peers copy from its dest. */
+ * collect from the leader's dest (the leader waits for that before it returns); the leader's
+ * LINE_FAN_RELEASE, arrive = e + 2 with the status and, for a collect too large to push, the
+ * bytes its peers copy from its dest. */
 #include "core/coll/team/team_coll.h"
 
 #include <limits.h>
@@ -207,44 +206,19 @@ int nodeshm_coll_nodes_collect(const char *call, nodeshm_team_t *t, MPI_Comm lea
     return rc;
 }
 
-/* alltoall within the node: member me's blocks from every node member (their sources, mapped),
- * starting with the next one (so that not everybody reads member 0 first). */
-static void alltoall_pull_node(const nodeshm_team_t *t, void *dest, const void *src, size_t dst,
-                               size_t sst, size_t nelems, size_t elem)
-{
-    int np = t->node_n_pes, me = t->node_my_pe;
-    size_t sblk = nelems * sst * elem, dblk = nelems * dst * elem;
-    for (int i = 0; i < np; i++) {
-        int k = (me + i) % np;
-        const char *from = k == me ? (const char *)src : coll_at_member(t, src, k);
-        coll_copy_block((char *)dest + (size_t)t->node_members[k] * dblk, dst,
-                        from + (size_t)t->node_members[me] * sblk, sst, nelems, elem);
-    }
-}
-
-/* Every member, the leader too, arrives and, once all have, pulls its own blocks from its node
- * peers (the copies within the node in parallel), then says done; meanwhile the leader packs the
- * blocks for other nodes, starts the leaders' MPI_Ialltoallv, pulls its own, unpacks what came
- * into its peers' dests and releases them once all are done (their sources are read until then).
- * The leader did every copy alone, and only then started MPI: Open MPI 2 hosts x 2, blocks of
- * 8-16 KiB, 0.47-0.76x of MPI_Alltoall. */
 int nodeshm_coll_nodes_alltoall(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e,
                                 void *dest, const void *src, size_t dst, size_t sst,
                                 size_t nelems, size_t elem)
 {
-    nodeshm_flag_line_t *mine = coll_my_line(t, LINE_FAN);
-    nodeshm_flag_store(&mine->arrive, e + 1);
-    if (t->node_my_pe != 0) {
-        (void)coll_peers_wait(t, LINE_FAN, NODESHM_FLAG_ARRIVE, e + 1);
-        alltoall_pull_node(t, dest, src, dst, sst, nelems, elem);
-        nodeshm_flag_store(&mine->done, e + 3);
-        const nodeshm_flag_line_t *r = coll_line(t, 0, LINE_FAN_RELEASE);
-        (void)nodeshm_flag_wait_ge(&r->arrive, e + 2);
-        return released_rc(r);
-    }
+    if (t->node_my_pe != 0) return released_rc(peer_turn(t, e, 0, 0));
     leader_gather(t, e);
     int n = t->n_pes, nn = t->n_nodes, np = t->node_n_pes, rc = 0;
     size_t block = nelems * elem, sblk = nelems * sst * elem, dblk = nelems * dst * elem;
+    /* within the node: every member's block for every member */
+    for (int k = 0; k < np; k++)
+        for (int m = 0; m < np; m++)
+            coll_copy_block(coll_at_member(t, dest, m) + (size_t)t->node_members[k] * dblk, dst,
+                            coll_at_member(t, src, k) + (size_t)t->node_members[m] * sblk, sst, nelems, elem);
     /* between nodes: to node j, for each member k of mine (team order) the blocks for each member
      * of j (team order); from node j the same with the roles swapped */
     size_t bytes = (size_t)np * (size_t)(n - np) * block;
@@ -264,12 +238,8 @@ int nodeshm_coll_nodes_alltoall(const char *call, nodeshm_team_t *t, MPI_Comm le
                 }
         cnt[j] = (int)(p - (size_t)dsp[j]);
     }
-    MPI_Request req = MPI_REQUEST_NULL;
-    if (!rc && MPI_Ialltoallv(sbuf, cnt, dsp, MPI_BYTE, rbuf, cnt, dsp, MPI_BYTE, leaders, &req) !=
-                   MPI_SUCCESS)
+    if (!rc && MPI_Alltoallv(sbuf, cnt, dsp, MPI_BYTE, rbuf, cnt, dsp, MPI_BYTE, leaders) != MPI_SUCCESS)
         rc = nodeshm_coll_mpi_failed(call, "MPI_Alltoallv between node leaders");
-    alltoall_pull_node(t, dest, src, dst, sst, nelems, elem);
-    if (!rc) rc = coll_leaders_waitall(call, 1, &req, "MPI_Alltoallv between node leaders");
     for (int j = 0; !rc && j < nn; j++) {
         if (j == t->my_node) continue;
         const char *r = rbuf + dsp[j];
@@ -278,7 +248,6 @@ int nodeshm_coll_nodes_alltoall(const char *call, nodeshm_team_t *t, MPI_Comm le
                 for (int k = 0; k < np; k++, r += block)
                     coll_copy_block(coll_at_member(t, dest, k) + (size_t)s * dblk, dst, r, 1, nelems, elem);
     }
-    (void)coll_peers_wait(t, LINE_FAN, NODESHM_FLAG_DONE, e + 3);
     leader_release(t, e, rc, 0);
     free(sbuf);
     free(rbuf);
