@@ -207,6 +207,32 @@ static void test_data_large(const team_t *t)
     }
 }
 
+/* collect with nodes of very different totals (between nodes each node's sizes and pieces travel
+ * in one message up to 64 KiB, larger pieces in a second): the first half of the team small or
+ * empty pieces, the second half ~40 KB each; then the first half all empty (a node with nothing
+ * to send).  Checked up to one byte past the end, which stays untouched. */
+static void test_collect_mixed(const team_t *t)
+{
+    for (int r = 0; r < 2; r++) {
+        size_t sz[64], off = 0;
+        for (int i = 0; i < t->n; i++)
+            sz[i] = i < t->n / 2 ? (r || i % 2 ? 0 : 5 + (size_t)i) : 40000 + 13 * (size_t)i;
+        int tid = tid_counter++;
+        fill_bytes(sbuf, sz[t->my], me, tid, 0);
+        size_t total = 0;
+        for (int i = 0; i < t->n; i++) total += sz[i];
+        memset(dbuf, 0x5a, total + 1);
+        int rc = shmem_collectmem(t->team, dbuf, sz[t->my] ? sbuf : NULL, sz[t->my]);
+        for (int i = 0; i < t->n; i++) {
+            fill_bytes(ref + off, sz[i], t->pes[i], tid, 0);
+            off += sz[i];
+        }
+        ref[off] = 0x5a;
+        CHECK(rc == 0 && !memcmp(dbuf, ref, off + 1),
+              "%s: collectmem with mixed node totals (round %d)", t->name, r);
+    }
+}
+
 /* ---- reductions: checked element by element against a local fold ------------------------------- */
 /* values: full bits (bitwise), small integers (sum, max, min: exact in floating point too),
  * {-2,-1,1,2} (prod: no overflow of int at 8 PEs, exact in floating point) */
@@ -446,6 +472,7 @@ int main(int argc, char **argv)
         if (member[i] && (i == 0 || i == 5)) {
             tid_counter = 1000 * i;
             test_data_large(&teams[i]);
+            test_collect_mixed(&teams[i]);
         }
     /* overlapping teams, alternating, no barrier: WORLD, strided, from-comm, 2d-y */
     for (int r = 0; r < 8; r++)

@@ -2,11 +2,11 @@
  *
  * One node: every member publishes its size and piece (staged, or its source when large); each
  * pulls all pieces in team order.  Several nodes, contiguous in team order: fan.c (peers arrive,
- * the leader gathers its node's pieces into its dest, MPI_Allgatherv in place with the other
- * leaders, fills its peers' dests, releases them).  Otherwise: sizes MPI_Allgather'ed; every PE
- * pulls its node peers' pieces into its own dest; leaders pack their node's pieces and
- * MPI_Allgatherv the node blocks, unpack, node sync, peers copy the other nodes' pieces from their
- * leader's dest. */
+ * the leader exchanges its node's sizes and pieces with the other leaders in one round, or for
+ * fcollect MPI_Allgatherv in place, fills its peers' dests, releases them).  Otherwise: sizes
+ * MPI_Allgather'ed; every PE pulls its node peers' pieces into its own dest; leaders pack their
+ * node's pieces and MPI_Allgatherv the node blocks, unpack, node sync, peers copy the other nodes'
+ * pieces from their leader's dest. */
 #include "core/coll/team/team_coll.h"
 
 #include <limits.h>

@@ -12,11 +12,12 @@ static struct leaders_cache {
     MPI_Comm team_comm;
     char *heap; /* the runtime it was made in */
     MPI_Comm leaders;
-} leaders_cache[NODESHM_TEAM_SLOTS];
+} leaders_cache[NODESHM_TEAM_SLOTS], own_cache[NODESHM_TEAM_SLOTS];
 
-int nodeshm_coll_leaders(const char *call, const nodeshm_team_t *t, MPI_Comm *out)
+/* A split of the team's communicator (color MPI_UNDEFINED: none), cached per team slot. */
+static int split_cached(const char *call, const nodeshm_team_t *t, struct leaders_cache *c,
+                        int color, int key, const char *what, MPI_Comm *out)
 {
-    struct leaders_cache *c = &leaders_cache[t->slot];
     char *heap = nodeshm_rt.seg[NODESHM_SEG_HEAP].base;
     if (c->team == t && c->team_comm == t->comm && c->heap == heap) {
         *out = c->leaders;
@@ -24,16 +25,43 @@ int nodeshm_coll_leaders(const char *call, const nodeshm_team_t *t, MPI_Comm *ou
     }
     if (c->heap == heap && c->leaders != MPI_COMM_NULL) MPI_Comm_free(&c->leaders);
     c->team = NULL;
-    int leader = t->node_leader[t->my_node] == t->my_pe;
     MPI_Comm comm = MPI_COMM_NULL;
-    if (MPI_Comm_split(t->comm, leader ? 0 : MPI_UNDEFINED, t->my_pe, &comm) != MPI_SUCCESS)
-        return nodeshm_report(NODESHM_ERR_MPI, call, "MPI_Comm_split for the team's node leaders failed");
+    if (MPI_Comm_split(t->comm, color, key, &comm) != MPI_SUCCESS)
+        return nodeshm_report(NODESHM_ERR_MPI, call, "MPI_Comm_split for %s failed", what);
     c->team = t;
     c->team_comm = t->comm;
     c->heap = heap;
     c->leaders = comm;
     *out = comm;
     return NODESHM_OK;
+}
+
+int nodeshm_coll_leaders(const char *call, const nodeshm_team_t *t, MPI_Comm *out)
+{
+    int leader = t->node_leader[t->my_node] == t->my_pe;
+    return split_cached(call, t, &leaders_cache[t->slot], leader ? 0 : MPI_UNDEFINED, t->my_pe,
+                        "the team's node leaders", out);
+}
+
+int nodeshm_coll_own_comm(const char *call, const nodeshm_team_t *t, MPI_Comm *out)
+{
+    return split_cached(call, t, &own_cache[t->slot], 0, t->my_pe, "the team's point-to-point",
+                        out);
+}
+
+/* A leader waits for its MPI requests with the wait policy (core/wait.h: spin briefly, then
+ * yield), not inside a blocking MPI call: emulated hosts share the machine's cores, and a leader
+ * spinning in MPI can hold the core that the other node's leader needs to answer it. */
+int coll_leaders_waitall(const char *call, int n, MPI_Request *reqs, const char *what)
+{
+    nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+    for (;;) {
+        int done = 0;
+        if (MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+            return nodeshm_coll_mpi_failed(call, what);
+        if (done) return NODESHM_OK;
+        nodeshm_wait_step(&w);
+    }
 }
 
 int nodeshm_coll_mpi_failed(const char *call, const char *what)

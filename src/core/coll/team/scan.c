@@ -103,6 +103,53 @@ static int scan_nodes(const char *call, nodeshm_team_t *t, MPI_Comm leaders, voi
     return rc;
 }
 
+/* Several nodes, each a contiguous run of the team, vectors of at most coll_small_max(): a chain
+ * through the team in order.  Each member takes its predecessor's inclusive prefix (a node peer's
+ * small-ring entry, or from the previous node's last member by one MPI message), combines its
+ * source, publishes the result for its successor and goes on: nobody waits for a successor, so
+ * back-to-back scans pipeline as MPI_Scan's linear chain does (Open MPI). */
+enum { TAG_SCAN = 3 };
+static int scan_chain(const char *call, nodeshm_team_t *t, MPI_Comm comm, void *dest,
+                      const void *src, size_t count, size_t elem, nodeshm_reduce_fn fn,
+                      int exclusive)
+{
+    size_t nbytes = count * elem;
+    int np = t->node_n_pes, me = t->node_my_pe, node = t->my_node, rc = NODESHM_OK;
+    coll_turn_t x = coll_turn_begin(t, coll_begin(t));
+    /* alone on my node: nobody reads me, and the ring stays untouched (a team with node peers
+     * that takes this slot later expects clean entries: turns.c's retire) */
+    char own[NODESHM_COLL_SMALL_ENTRY], got[NODESHM_COLL_SMALL_ENTRY];
+    char *mine = np > 1 ? coll_small_claim(t, x) : own;
+    const char *prev = NULL;
+    if (me > 0) {
+        prev = coll_small_await(t, x, me - 1);
+    } else if (node > 0) {
+        MPI_Request r;
+        if (MPI_Irecv(got, (int)nbytes, MPI_BYTE, t->node_leader[node] - 1, TAG_SCAN, comm, &r) !=
+            MPI_SUCCESS)
+            rc = nodeshm_coll_mpi_failed(call, "MPI_Irecv of the scan's prefix");
+        if (!rc) rc = coll_leaders_waitall(call, 1, &r, "MPI_Irecv of the scan's prefix");
+        prev = got;
+    }
+    if (prev) fn(mine, prev, src, count);
+    else memcpy(mine, src, nbytes);
+    if (!exclusive) memcpy(dest, mine, nbytes);
+    else if (prev) memcpy(dest, prev, nbytes);
+    else memset(dest, 0, nbytes);
+    if (np > 1) {
+        coll_small_publish(t, x); /* after an error too: nobody waits forever (the job ends) */
+        coll_small_done(t, x); /* by every member, reader or not: owners reclaim entries by it */
+    }
+    if (!rc && me == np - 1 && node + 1 < t->n_nodes) {
+        MPI_Request r;
+        if (MPI_Isend(mine, (int)nbytes, MPI_BYTE, t->node_leader[node + 1], TAG_SCAN, comm, &r) !=
+            MPI_SUCCESS)
+            rc = nodeshm_coll_mpi_failed(call, "MPI_Isend of the scan's prefix");
+        if (!rc) rc = coll_leaders_waitall(call, 1, &r, "MPI_Isend of the scan's prefix");
+    }
+    return rc;
+}
+
 int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const void *src,
                       size_t count, size_t elem, nodeshm_reduce_fn fn, MPI_Datatype dtype,
                       MPI_Op op, int exclusive)
@@ -111,6 +158,11 @@ int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const voi
     int rc = coll_check_reduce_args(call, "nelems", dest, src, count, elem);
     if (rc) return rc;
     if (t->n_nodes > 1) {
+        if (count && coll_nodes_in_blocks(t) && nbytes <= coll_small_max()) {
+            MPI_Comm comm;
+            if ((rc = nodeshm_coll_own_comm(call, t, &comm))) return rc;
+            return scan_chain(call, t, comm, dest, src, count, elem, fn, exclusive);
+        }
         if (count && coll_nodes_in_blocks(t)) {
             MPI_Comm leaders = MPI_COMM_NULL;
             if ((rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;

@@ -134,6 +134,12 @@ void coll_small_retire(nodeshm_team_t *t);
  * then); MPI_COMM_NULL on members that are not leaders. */
 int nodeshm_coll_leaders(const char *call, const nodeshm_team_t *t, MPI_Comm *out);
 int nodeshm_coll_mpi_failed(const char *call, const char *what);
+/* Completes reqs, waiting by core/wait.h's policy (what: named in the error). */
+int coll_leaders_waitall(const char *call, int n, MPI_Request *reqs, const char *what);
+/* The team's members, rank = team index, in a communicator of nodeshm's own (point-to-point
+ * that no program's receive can match); made on first need (collective over the team). */
+int nodeshm_coll_own_comm(const char *call, const nodeshm_team_t *t, MPI_Comm *out);
+
 int nodeshm_coll_too_big(const char *call, size_t bytes);
 /* op, or for MPI_OP_NULL an MPI user op applying fn (the caller's kernel: MPI libraries may
  * saturate 8- and 16-bit sums); fn is this thread's until the next call. */
@@ -154,10 +160,10 @@ int nodeshm_coll_nodes_alltoall(const char *call, nodeshm_team_t *t, MPI_Comm le
                                 size_t nelems, size_t elem);
 /* team_sync: the members arrive, the leaders' MPI_Barrier, the leader releases them. */
 int nodeshm_coll_nodes_sync(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e);
-/* Broadcasts of at most NODESHM_COLL_NODES_BCAST_MAX bytes. */
+/* Broadcasts of at most NODESHM_COLL_NODES_BCAST_MAX bytes go through a publisher per node
+ * (bcast.c), staged: at most a staging buffer. */
 #define NODESHM_COLL_NODES_BCAST_MAX ((size_t)64 << 10)
-int nodeshm_coll_nodes_bcast(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e,
-                             void *dest, const void *src, size_t nbytes, int root, int root_dest);
+_Static_assert(NODESHM_COLL_NODES_BCAST_MAX <= NODESHM_COLL_STAGE_BYTES, "staged broadcast");
 /* Reductions of at most NODESHM_COLL_NODES_REDUCE_MAX bytes. */
 #define NODESHM_COLL_NODES_REDUCE_MAX ((size_t)16 << 10)
 int nodeshm_coll_nodes_reduce(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e,
