@@ -119,9 +119,13 @@ static int p_rest(int count, MPI_Request requests[], MPI_Status statuses[], cons
 {
     int n = count - set->n, rc;
     MPI_Request local_req[P_LOCAL], *sub = n <= P_LOCAL ? local_req : malloc(sizeof *sub * (size_t)n);
-    MPI_Status local_st[P_LOCAL], *st = MPI_STATUSES_IGNORE;
-    if (statuses != MPI_STATUSES_IGNORE) st = n <= P_LOCAL ? local_st : malloc(sizeof *st * (size_t)(n ? n : 1));
-    if (!sub || !st) {
+    MPI_Status local_st[P_LOCAL], *st = MPI_STATUSES_IGNORE; /* NULL in Open MPI */
+    int no_memory = !sub;
+    if (statuses != MPI_STATUSES_IGNORE) {
+        st = n <= P_LOCAL ? local_st : malloc(sizeof *st * (size_t)(n ? n : 1));
+        no_memory |= !st;
+    }
+    if (no_memory) {
         fprintf(stderr, "nodeshm_mpi: MPI_Waitall/MPI_Testall: out of memory for %d requests\n", count);
         nodeshm_abort_job(1);
     }
