@@ -17,7 +17,13 @@
  * had to run in the interposer: with --expect-accel those on one node inside the window set by
  * tests/mpi_persistent.cmake (NODESHM_MPI_<OP>_INIT_MAX=16k, --window); --expect-none: none.
  *
- *   mpi_persistent [--expect-accel | --expect-none] [--window BYTES] [--rounds N]
+ * First of all, before any blocking collective: an MPI_Ibcast, an MPI_Iallreduce and two starts
+ * of an MPI_Bcast_init on MPI_COMM_WORLD, which has its interposer state from MPI_Init: on one
+ * node (2 ranks or more) ibcast and iallreduce count 1 each unless --expect-no-shm, bcast_init 2
+ * with --expect-accel; and the node-shared memory is mapped right after MPI_Init.  With
+ * --expect-no-shm (NODESHM_MPI_DISABLE=all) nothing of nodeshm's is mapped, then or at the end.
+ *
+ *   mpi_persistent [--expect-accel | --expect-none] [--expect-no-shm] [--window BYTES] [--rounds N]
  * Exit 77 (skipped) where the MPI has no persistent collectives. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -60,6 +66,52 @@ static uint64_t val(int r, int c, int q, int i)
     return mix(seed ^ ((uint64_t)r << 44) ^ ((uint64_t)c << 36) ^ ((uint64_t)q << 24) ^ (uint64_t)i);
 }
 static uint64_t shared(int c, int k) { return mix(seed ^ 0x5eedull ^ ((uint64_t)c << 8) ^ (uint64_t)k); }
+
+/* Whether this process maps node-shared memory of nodeshm's (a memfd, or a /dev/shm file). */
+static int maps_nodeshm(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096];
+    int found = 0;
+    while (f && fgets(line, sizeof line, f))
+        found |= strstr(line, "memfd:nodeshm") || strstr(line, "/dev/shm/nodeshm");
+    if (f) fclose(f);
+    return found;
+}
+
+/* MPI_COMM_WORLD's first collectives, all non-blocking or persistent (see the top). */
+static void first_on_world(int wsize, int expect_no_shm)
+{
+    int world_one = on_one_node(MPI_COMM_WORLD) && wsize > 1; /* PMPI inside: makes no state */
+    long b_ib = acc("ibcast"), b_iar = acc("iallreduce"), b_bi = acc("bcast_init");
+    int v[64], w[40], root = wsize - 1;
+    long in = (long)(mix(seed ^ 0xf1u ^ (uint64_t)wrank) % 1000), sum = -1, want_sum = 0;
+    for (int q = 0; q < wsize; q++) want_sum += (long)(mix(seed ^ 0xf1u ^ (uint64_t)q) % 1000);
+    for (int i = 0; i < 64; i++) v[i] = wrank == root ? (int)mix(seed ^ 0xf2u ^ (uint64_t)i) : -1;
+    MPI_Request rq[2], p;
+    MPI_Ibcast(v, 64, MPI_INT, root, MPI_COMM_WORLD, &rq[0]);
+    MPI_Iallreduce(&in, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &rq[1]);
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < 64; i++) CHECK(v[i] == (int)mix(seed ^ 0xf2u ^ (uint64_t)i), "first ibcast: element %d", i);
+    CHECK(sum == want_sum, "first iallreduce: %ld, expected %ld", sum, want_sum);
+    MPI_Bcast_init(w, 40, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &p);
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 40; i++) w[i] = wrank == 0 ? (int)mix(seed ^ 0xf3u ^ (uint64_t)(k * 40 + i)) : -1;
+        MPI_Start(&p);
+        MPI_Wait(&p, MPI_STATUS_IGNORE);
+        for (int i = 0; i < 40; i++)
+            CHECK(w[i] == (int)mix(seed ^ 0xf3u ^ (uint64_t)(k * 40 + i)), "first bcast_init, start %d: element %d", k, i);
+    }
+    MPI_Request_free(&p);
+    if (!acc_fn) return;
+    long nb = world_one && !expect_no_shm, pi = expect_accel && world_one ? 2 : 0;
+    CHECK(acc("ibcast") - b_ib == nb, "MPI_COMM_WORLD's first ibcast: %ld accelerated, expected %ld",
+          acc("ibcast") - b_ib, nb);
+    CHECK(acc("iallreduce") - b_iar == nb, "MPI_COMM_WORLD's first iallreduce: %ld accelerated, expected %ld",
+          acc("iallreduce") - b_iar, nb);
+    CHECK(acc("bcast_init") - b_bi == pi, "MPI_COMM_WORLD's first bcast_init starts: %ld accelerated, expected %ld",
+          acc("bcast_init") - b_bi, pi);
+}
 
 static void spin_us(double us)
 {
@@ -363,16 +415,20 @@ static const char *complete_all(int mode, int n, MPI_Request *req, uint64_t x)
 
 int main(int argc, char **argv)
 {
-    int rounds = 24, expect_none = 0;
+    int rounds = 24, expect_none = 0, expect_no_shm = 0;
     MPI_Init(&argc, &argv);
+    int shm_at_init = maps_nodeshm(); /* before any collective: MPI_COMM_WORLD's state */
     mpi_check_seed();
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--expect-accel")) expect_accel = 1;
         else if (!strcmp(argv[i], "--expect-none")) expect_none = 1;
+        else if (!strcmp(argv[i], "--expect-no-shm")) expect_no_shm = 1;
         else if (!strcmp(argv[i], "--window") && i + 1 < argc) window = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
         else {
-            if (wrank == 0) fprintf(stderr, "usage: mpi_persistent [--expect-accel|--expect-none] [--window B] [--rounds N]\n");
+            if (wrank == 0)
+                fprintf(stderr, "usage: mpi_persistent [--expect-accel|--expect-none] [--expect-no-shm] [--window B] "
+                                "[--rounds N]\n");
             MPI_Finalize();
             return 2;
         }
@@ -387,6 +443,10 @@ int main(int argc, char **argv)
     int wsize;
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); /* Testall: see complete_all */
+    if (acc_fn && wsize > 1)
+        CHECK(shm_at_init == !expect_no_shm, "node-shared memory mapped right after MPI_Init: %d, expected %d",
+              shm_at_init, !expect_no_shm);
+    first_on_world(wsize, expect_no_shm);
     long before[NOPS];
     for (int i = 0; i < NOPS; i++) before[i] = acc(op_name[i]);
 
@@ -477,6 +537,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < NC * PER; i++) free_req(&p[i]);
     MPI_Comm_free(&comm[0]);
     MPI_Comm_free(&comm[1]);
+    if (expect_no_shm) CHECK(!maps_nodeshm(), "node-shared memory mapped with the interposer switched off");
     long f = failures, all;
     PMPI_Allreduce(&f, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (wrank == 0) {

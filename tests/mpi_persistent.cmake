@@ -27,6 +27,8 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   foreach(op BCAST ALLREDUCE REDUCE GATHER SCATTER ALLGATHER)
     list(APPEND p_env NODESHM_MPI_${op}_INIT_MAX=16k)
   endforeach()
+  # MPI_COMM_WORLD's first ops (an ibcast and an iallreduce before any blocking collective)
+  list(APPEND p_env NODESHM_MPI_IBCAST_MAX=16k NODESHM_MPI_IALLREDUCE_MAX=16k)
   set(_pass "mpi_persistent: PASS")
   set(_p_tests)
   nodeshm_add_mpi_test(NAME mpi_persistent NP 1 2 3 4 8 ARGS --expect-accel TIMEOUT 300
@@ -43,12 +45,19 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   nodeshm_add_mpi_test(NAME mpi_persistent NP 4 ARGS --expect-none TIMEOUT 300 PASS_REGEX "${_pass}"
                        ENV ${p_env} "NODESHM_MPI_DISABLE=barrier_init,bcast_init,allreduce_init,reduce_init,gather_init,scatter_init,allgather_init"
                        SUFFIX _disabled)
-  list(APPEND _p_tests mpi_persistent_np3_one_bank mpi_persistent_np4_ppn2 mpi_persistent_np4_disabled)
-  add_test(NAME mpi_persistent_preload_np4
-    COMMAND "${NODESHM_OSHRUN}" -np 4 "${NODESHM_ENV_PROGRAM}"
-            "LD_PRELOAD=$<TARGET_FILE:nodeshm_mpi>" $<TARGET_FILE:nodeshm_t_mpi_persistent_plain> --expect-accel)
-  set_tests_properties(mpi_persistent_preload_np4 PROPERTIES TIMEOUT 300 LABELS "mpi;np4"
-    PASS_REGULAR_EXPRESSION "${_pass}" ENVIRONMENT "${p_env}")
-  list(APPEND _p_tests mpi_persistent_preload_np4)
+  # switched off as a whole: no counter moves, and nothing of nodeshm's is mapped (not even
+  # MPI_COMM_WORLD's state, made at MPI_Init when on)
+  nodeshm_add_mpi_test(NAME mpi_persistent NP 2 ARGS --expect-none --expect-no-shm TIMEOUT 300
+                       PASS_REGEX "${_pass}" ENV ${p_env} NODESHM_MPI_DISABLE=all SUFFIX _off)
+  list(APPEND _p_tests mpi_persistent_np3_one_bank mpi_persistent_np4_ppn2 mpi_persistent_np4_disabled
+       mpi_persistent_np2_off)
+  foreach(np 2 4)
+    add_test(NAME mpi_persistent_preload_np${np}
+      COMMAND "${NODESHM_OSHRUN}" -np ${np} "${NODESHM_ENV_PROGRAM}"
+              "LD_PRELOAD=$<TARGET_FILE:nodeshm_mpi>" $<TARGET_FILE:nodeshm_t_mpi_persistent_plain> --expect-accel)
+    set_tests_properties(mpi_persistent_preload_np${np} PROPERTIES TIMEOUT 300 LABELS "mpi;np${np}"
+      PASS_REGULAR_EXPRESSION "${_pass}" ENVIRONMENT "${p_env}")
+    list(APPEND _p_tests mpi_persistent_preload_np${np})
+  endforeach()
   set_tests_properties(${_p_tests} PROPERTIES SKIP_RETURN_CODE 77)
 endif()
