@@ -124,9 +124,9 @@ static void spin_us(double us)
 static int pick_count(uint64_t x, int e)
 {
     int kind = (int)(x % 20), bytes;
-    if (kind < 10) bytes = 1 + (int)(x >> 8) % 512;
-    else if (kind < 17) bytes = 4097 + (int)(x >> 8) % (window - 4096);
-    else bytes = window + 1 + (int)(x >> 8) % window;
+    if (kind < 10) bytes = 1 + (int)((x >> 8) % 512);
+    else if (kind < 17) bytes = 4097 + (int)((x >> 8) % (uint64_t)(window - 4096));
+    else bytes = window + 1 + (int)((x >> 8) % (uint64_t)window);
     return bytes / e > 0 ? bytes / e : 1;
 }
 

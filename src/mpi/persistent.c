@@ -7,7 +7,7 @@
  * a handle the library understands (in any array, with any call), and records it here with the
  * op's arguments.  Whether nodeshm runs the op is decided once, by the non-blocking op's rules
  * (nonblocking.c: one node, a communicator whose state a blocking collective has made, reductions
- * with predefined datatypes and ops, bytes within NODESHM_MPI_<OP>_INIT_MAX and the shared
+ * with predefined datatypes and ops, bytes within NODESHM_MPI_<OP>_INIT_MIN/_MAX and the shared
  * buffers), on values all ranks agree on.  Init must not wait for peers (MPI-4: it is local), so
  * where the communicator has no state yet the question is asked again at each MPI_Start (each
  * start is a collective call, in the same order on every rank: all see the same) until one has
@@ -17,11 +17,20 @@
  * for ours first (persistent.h).  Stats and nodeshm_mpi_accelerated_op: one call per MPI_Start,
  * rows <op>_init.
  *
- * Measured (bench/mpi_osu.c rows <op>_init) only at a load of 28-40, 8 B-16 KiB, medians of 5:
- * MPICH's own took 30-13,000 us, ours 0.6-10 us at 2 ranks (50-500x; barrier_init 0.42x), 1.2-260x
- * at 4 and 8; Open MPI 2 ranks 0.2-0.75x at 8 B and 0.58-1.9x above, 4 ranks 0.06-0.55x for
- * allreduce_init 8 B-1 KiB and allgather_init 8-64 B: the windows are the I<op> rows' until a quiet
- * machine measures them (nsmpi_config.h).
+ * Measured (bench/mpi_osu.c rows <op>_init, 8 B-4 KiB, 50 calls a batch, medians of 5 alternating
+ * repetitions; 3-4 runs per shape in turn, load 17-28 on 2 cores): Open MPI's own persistent
+ * collectives take 0.4-0.9 us per start and wait at 2 ranks, and ours lost there at every run up
+ * to 256 B for gather_init (0.56-0.86x), scatter_init (0.40-0.97x), allgather_init (0.69-1.06x),
+ * reduce_init to 64 B (0.70-1.01x) and bcast_init 16-256 B (0.48-1.06x, one run 880-2150x); at 4
+ * ranks bcast_init, gather_init and scatter_init to 32 B (0.13-1.01x): the Open MPI lower bounds
+ * (NSM_OP_MINS: 512 B at 2 ranks, 64 B at 3-4).  The rest won at 4 and 8 ranks (Open MPI
+ * 1.0-6000x; allreduce_init 0.95-44x and allgather_init 0.65-4.5x, where the branch's first run,
+ * at load 28-40, had 0.06-0.55x; MPICH 0.46-400x), but Open MPI's 8-rank gather_init and
+ * scatter_init to 32 B, mixed (0.30-2.2x): left on.  MPICH at 2 ranks was bimodal: two runs
+ * 0.09-0.66x for allreduce_init and allgather_init, barrier_init 0.39x and 0.57x, both columns a
+ * time slice per call; the other two 1.2-240x (barrier_init 10x, 159x): left on.  The 8 B point of
+ * a row (its first size; the I<op> rows show it too) lost at 2-4 ranks under Open MPI (bcast_init
+ * 0.08-0.40x, allreduce_init 0.24x at 2 ranks): not acted on.
  *
  * MPI_Request_free of one of ours drops its entry (of an active one, erroneous in MPI-4: the op is
  * completed first).  A communicator freed while requests on it live (MPI keeps it for them) is
@@ -182,7 +191,8 @@ static void p_decide(nsm_persist_t *e)
         return;
     }
     int bad_root = e->rooted && (e->root < 0 || e->root >= s->size);
-    if (e->bytes < 0 || bad_root || (size_t)e->bytes > s->max[id] || !nsm_nb_fits(s, (size_t)e->bytes, e->result)) {
+    if (e->bytes < 0 || bad_root || (size_t)e->bytes > s->max[id] || (e->bytes > 0 && (size_t)e->bytes < s->min[id]) ||
+        !nsm_nb_fits(s, (size_t)e->bytes, e->result)) {
         int reduction = e->kind == K_ALLREDUCE || e->kind == K_REDUCE;
         return p_library(e, e->bytes < 0 ? (reduction && !nsm_op_ok(e->t.op) ? NSM_WHY_OP : NSM_WHY_DATATYPE)
                             : bad_root   ? NSM_WHY_ARGS
