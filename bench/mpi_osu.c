@@ -25,6 +25,7 @@
 #include "nodeshm.h"
 #include "bench_util.h"
 #include "core/env.h"
+#include "nsm_bigcount_config.h" /* NSM_HAVE_MPI_<OP>_INIT: the persistent rows */
 
 #include <mpi.h>
 #include <stdint.h>
@@ -337,6 +338,80 @@ static void run_ibcast_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ibca
 static void run_iallreduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iallreduce(pmpi, b, bytes, comm, 0); }
 static void run_iallreduce_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iallreduce(pmpi, b, bytes, comm, 1); }
 
+/* ---- persistent forms (MPI-4 MPI_<Op>_init, where the MPI has them): one request per size and
+ * column, made at its first call (the warm-up) and freed at the next size; a call is MPI_Start
+ * then MPI_Wait.  Roots 0, as the non-blocking rows. */
+#ifdef NSM_HAVE_MPI_BCAST_INIT
+typedef struct pslot {
+    op_fn fn;
+    int bytes;
+    MPI_Request r;
+} pslot_t;
+static pslot_t pslot[2] = {{NULL, -1, MPI_REQUEST_NULL}, {NULL, -1, MPI_REQUEST_NULL}};
+
+static void persist_free(int pmpi)
+{
+    if (pslot[pmpi].r != MPI_REQUEST_NULL) pmpi ? PMPI_Request_free(&pslot[pmpi].r) : MPI_Request_free(&pslot[pmpi].r);
+    pslot[pmpi].fn = NULL;
+}
+
+enum { P_BARRIER, P_BCAST, P_ALLREDUCE, P_REDUCE, P_GATHER, P_SCATTER, P_ALLGATHER };
+static void persist_run(int pmpi, op_fn fn, int which, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    pslot_t *s = &pslot[pmpi];
+    if (s->fn != fn || s->bytes != bytes) {
+        persist_free(pmpi);
+        int n = bytes / 8;
+        void *sb = b->send, *rb = b->recv;
+        MPI_Request *r = &s->r;
+        MPI_Info in = MPI_INFO_NULL;
+        switch (which) {
+        case P_BARRIER: pmpi ? PMPI_Barrier_init(comm, in, r) : MPI_Barrier_init(comm, in, r); break;
+        case P_BCAST:
+            pmpi ? PMPI_Bcast_init(sb, bytes, MPI_BYTE, 0, comm, in, r) : MPI_Bcast_init(sb, bytes, MPI_BYTE, 0, comm, in, r);
+            break;
+        case P_ALLREDUCE:
+            pmpi ? PMPI_Allreduce_init(sb, rb, n, MPI_DOUBLE, MPI_SUM, comm, in, r)
+                 : MPI_Allreduce_init(sb, rb, n, MPI_DOUBLE, MPI_SUM, comm, in, r);
+            break;
+        case P_REDUCE:
+            pmpi ? PMPI_Reduce_init(sb, rb, n, MPI_DOUBLE, MPI_SUM, 0, comm, in, r)
+                 : MPI_Reduce_init(sb, rb, n, MPI_DOUBLE, MPI_SUM, 0, comm, in, r);
+            break;
+        case P_GATHER:
+            pmpi ? PMPI_Gather_init(sb, bytes, MPI_BYTE, rb, bytes, MPI_BYTE, 0, comm, in, r)
+                 : MPI_Gather_init(sb, bytes, MPI_BYTE, rb, bytes, MPI_BYTE, 0, comm, in, r);
+            break;
+        case P_SCATTER:
+            pmpi ? PMPI_Scatter_init(sb, bytes, MPI_BYTE, rb, bytes, MPI_BYTE, 0, comm, in, r)
+                 : MPI_Scatter_init(sb, bytes, MPI_BYTE, rb, bytes, MPI_BYTE, 0, comm, in, r);
+            break;
+        default:
+            pmpi ? PMPI_Allgather_init(sb, bytes, MPI_BYTE, rb, bytes, MPI_BYTE, comm, in, r)
+                 : MPI_Allgather_init(sb, bytes, MPI_BYTE, rb, bytes, MPI_BYTE, comm, in, r);
+        }
+        s->fn = fn;
+        s->bytes = bytes;
+    }
+    pmpi ? PMPI_Start(&s->r) : MPI_Start(&s->r);
+    pmpi ? PMPI_Wait(&s->r, MPI_STATUS_IGNORE) : MPI_Wait(&s->r, MPI_STATUS_IGNORE);
+}
+#define PERSIST_ROW(name, which)                                                                   \
+    static void run_##name(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)                          \
+    {                                                                                              \
+        persist_run(pmpi, run_##name, which, b, bytes, comm);                                      \
+    }
+PERSIST_ROW(barrier_init, P_BARRIER)
+PERSIST_ROW(bcast_init, P_BCAST)
+PERSIST_ROW(allreduce_init, P_ALLREDUCE)
+PERSIST_ROW(reduce_init, P_REDUCE)
+PERSIST_ROW(gather_init, P_GATHER)
+PERSIST_ROW(scatter_init, P_SCATTER)
+PERSIST_ROW(allgather_init, P_ALLGATHER)
+#else
+static void persist_free(int pmpi) { (void)pmpi; }
+#endif
+
 typedef struct op_desc {
     const char *name;
     op_fn fn;
@@ -384,6 +459,15 @@ static const op_desc_t ops[] = {
     {"iallgather_ovl", run_iallgather_ovl, 1, 1, 1},
     {"ialltoall_ovl", run_ialltoall_ovl, 1, 1, 1},
     {"ialltoallv_ovl", run_ialltoallv_ovl, 1, 1, 1},
+#ifdef NSM_HAVE_MPI_BCAST_INIT
+    {"barrier_init", run_barrier_init, 0, 0, 0},
+    {"bcast_init", run_bcast_init, 1, 1, 0},
+    {"allreduce_init", run_allreduce_init, 1, 8, 0},
+    {"reduce_init", run_reduce_init, 1, 8, 0},
+    {"gather_init", run_gather_init, 1, 1, 0},
+    {"scatter_init", run_scatter_init, 1, 1, 0},
+    {"allgather_init", run_allgather_init, 1, 1, 0},
+#endif
 };
 #define NOPS (int)(sizeof ops / sizeof *ops)
 
@@ -615,6 +699,8 @@ int main(int argc, char **argv)
             if (!op->sized) break;
         }
     }
+    persist_free(0);
+    persist_free(1);
     free(tl);
     free(tn);
     free(delays);

@@ -99,10 +99,11 @@ int nodeshm_shared_wait_released(nodeshm_shared_t h, int rank, uint64_t epoch);
 long nodeshm_mpi_accelerated(void);
 /* The same for one op, named as NODESHM_MPI_DISABLE names it ("barrier", "bcast", "gather",
  * "gatherv", "scatter", "scatterv", "allgather", "allgatherv", "reduce", "allreduce",
- * "reduce_scatter_block", "alltoall", "alltoallv"; any case), whatever the entry point the program
- * called (MPI_Bcast, the MPI-4 large-count MPI_Bcast_c, Fortran's mpi_bcast): calls that went to
- * the MPI library, and calls with nothing to move (count 0), are not counted.  An unknown name:
- * -1, with a message on stderr naming it. */
+ * "reduce_scatter_block", "alltoall", "alltoallv", "scan", ...; the non-blocking forms "ibcast",
+ * ...; the persistent ones "bcast_init", ..., one call per MPI_Start; any case), whatever the entry
+ * point the program called (MPI_Bcast, the MPI-4 large-count MPI_Bcast_c, Fortran's mpi_bcast):
+ * calls that went to the MPI library, and calls with nothing to move (count 0), are not counted.
+ * An unknown name: -1, with a message on stderr naming it. */
 long nodeshm_mpi_accelerated_op(const char *op);
 
 #ifdef __cplusplus

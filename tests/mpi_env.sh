@@ -92,7 +92,7 @@ bad "nodeshm_mpi: MPI_Init: invalid NODESHM_MPI_BARRIER_MAX='1x' $size_syntax" N
 bad "nodeshm_mpi: MPI_Init: invalid NODESHM_MPI_BCAST_MIN='-1' $size_syntax" NODESHM_MPI_BCAST_MIN=-1
 bad "nodeshm_mpi: MPI_Init: invalid NODESHM_MPI_ALLTOALLV_MAX='1.5q' $size_syntax" NODESHM_MPI_ALLTOALLV_MAX=1.5q
 bad "nodeshm_mpi: MPI_Init: invalid NODESHM_MPI_WINDOW_MAX='64 m' $size_syntax" "NODESHM_MPI_WINDOW_MAX=64 m"
-bad "nodeshm_mpi: MPI_Init: invalid NODESHM_MPI_DISABLE='bcast,nonsense' \(expected a comma-separated list of: barrier bcast .* alltoallv scan exscan reduce_scatter alltoallw ibarrier .* iallgather igatherv iscatterv iallgatherv ialltoall ialltoallv .*all\)" \
+bad "nodeshm_mpi: MPI_Init: invalid NODESHM_MPI_DISABLE='bcast,nonsense' \(expected a comma-separated list of: barrier bcast .* alltoallv scan exscan reduce_scatter alltoallw ibarrier .* iallgather igatherv iscatterv iallgatherv ialltoall ialltoallv barrier_init .* allgather_init .*all\)" \
   NODESHM_MPI_DISABLE=bcast,nonsense
 bad "nodeshm_mpi: MPI_Init: invalid NODESHM_MPI_BANKS='3' \(expected an integer from 1 to 2\)" NODESHM_MPI_BANKS=3
 printf 'NODESHM_MPI_GATHER_MAX=lots\n' >"$tmp/bad.conf"

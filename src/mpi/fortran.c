@@ -410,15 +410,12 @@ NSF_WAIT(waitsome, WAITSOME,
  * MPI_Init, ours; Open MPI's calls PMPI_Init), then, where ours did not run (the settings are
  * still unread), what it does after PMPI_Init.  Without it Open MPI's Fortran programs had no
  * nsm_p2p: gatherv, scatterv, alltoallv, alltoallw and the non-blocking v-forms all went to the
- * library.  (NODESHM_DEBUG's table of windows at MPI_Init is the C entry's only.) */
+ * library. */
 static void nsf_after_init(const nsf_int *ierr)
 {
     if (*ierr != MPI_SUCCESS || __atomic_load_n(&nsm_cfg.loaded, __ATOMIC_ACQUIRE)) return;
     nsm_load_config();
-    nsm_setup_keyval();
-    nsm_setup_p2p();
-    nsm_scope_node();
-    if (nsm_stats_open()) nodeshm_abort_job(1);
+    nsm_after_init();
 }
 
 NSF_NAMES(init, INIT, (nsf_int *ierr))

@@ -293,17 +293,27 @@ void nsm_scope_node(void)
     }
 }
 
+/* After the library's init, on every rank (MPI_Init is collective over MPI_COMM_WORLD, so the
+ * setup collectives may run here).  MPI_COMM_WORLD gets its state now, not at its first blocking
+ * collective: a non-blocking or persistent op cannot make one (setup is collective and a start
+ * must not wait for peers), so those started before any blocking collective on it went to the
+ * library (reason "setup").  Switched off (NODESHM_MPI_DISABLE=all), nothing is made.  Also
+ * the Fortran MPI_INIT's (fortran.c), where the MPI's own Fortran routine bypasses ours. */
+void nsm_after_init(void)
+{
+    nsm_setup_keyval();
+    nsm_setup_p2p();
+    nsm_scope_node();
+    nsm_debug_config();
+    if (nsm_stats_open()) nsm_bad_setting();
+    if (!nsm_cfg.all_off) (void)nsm_get_state(MPI_COMM_WORLD);
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
     nsm_load_config();
     int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS) {
-        nsm_setup_keyval();
-        nsm_setup_p2p();
-        nsm_scope_node();
-        nsm_debug_config();
-        if (nsm_stats_open()) nsm_bad_setting();
-    }
+    if (rc == MPI_SUCCESS) nsm_after_init();
     return rc;
 }
 
@@ -311,13 +321,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     nsm_load_config();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) {
-        nsm_setup_keyval();
-        nsm_setup_p2p();
-        nsm_scope_node();
-        nsm_debug_config();
-        if (nsm_stats_open()) nsm_bad_setting();
-    }
+    if (rc == MPI_SUCCESS) nsm_after_init();
     return rc;
 }
 

@@ -88,17 +88,17 @@ nsm_nb_op_t *nsm_nb_new_sized(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm
                               MPI_Request *request, size_t bytes)
 {
     nsm_nb_op_t *o = calloc(1, bytes);
-    if (!o || PMPI_Grequest_start(nb_query, nb_free, nb_cancel, o, &o->req) != MPI_SUCCESS) {
+    if (!o || (request && PMPI_Grequest_start(nb_query, nb_free, nb_cancel, o, &o->req) != MPI_SUCCESS)) {
         fprintf(stderr, "nodeshm_mpi: a non-blocking collective on %d ranks: out of memory\n", s->size);
         nodeshm_abort_job(1);
     }
-    o->refs = 2;
+    o->refs = request ? 2 : 1;
     o->s = s;
     o->nb.publish = publish;
     o->nb.complete = complete;
     o->nb.finished = nb_finished;
     o->nb.release = nb_release;
-    *request = o->req;
+    if (request) *request = o->req;
     if (!s->nb.area) s->nb.area = &s->area;
     return o;
 }
@@ -350,3 +350,9 @@ int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     NSM_RETURN_COUNTED(NSM_OP_IALLREDUCE, NSM_WHY_LARGE, nsm_stat_bytes(count, type),
                        PMPI_Iallreduce_c(sendbuf, recvbuf, count, type, op, comm, request));
 })
+
+/* the persistent forms' steps (persistent.c) */
+const nsm_nb_steps_t nsm_nb_barrier_steps = {barrier_publish, barrier_complete},
+                     nsm_nb_bcast_steps = {bcast_publish, bcast_complete},
+                     nsm_nb_allreduce_steps = {reduction_publish, allreduce_complete},
+                     nsm_nb_reduce_steps = {reduction_publish, nsm_nb_reduce_complete};

@@ -27,10 +27,12 @@ typedef struct nsm_nb_op {
     MPI_Aint sext, rext; /* extents of stype, rtype where blocks are placed by rank */
     MPI_Op op;
     size_t bytes;     /* the message (bcast, reductions) or one rank's block */
+    void *owner;      /* persistent.c: its request's entry (then no generalized request) */
 } nsm_nb_op_t;
 
 /* A new op on s with its steps, its request in *request (a rank that cannot make one ends the
- * job: its peers may be on the shared-memory path already). */
+ * job: its peers may be on the shared-memory path already).  request NULL: no generalized
+ * request; the caller sets nb.finished (persistent.c, whose MPI_Start runs these ops). */
 nsm_nb_op_t *nsm_nb_new(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete,
                         MPI_Request *request);
 /* The same in one zeroed allocation of `bytes` (>= sizeof(nsm_nb_op_t)): an op that keeps more
@@ -67,6 +69,18 @@ int nsm_nb_reduction(int id, const void *sendbuf, void *recvbuf, int count, MPI_
 int nsm_nb_reduce_complete(nodeshm_nb_t *nb);
 /* A request complete at once (nothing to move, on every rank). */
 int nsm_nb_empty(MPI_Request *request);
+
+/* Each op's steps, for persistent.c (the persistent forms start the same ops): nonblocking.c
+ * barrier, bcast, allreduce, reduce; nonblocking_rooted.c gather, allgather, scatter. */
+typedef struct nsm_nb_steps {
+    nodeshm_nb_step_t publish, complete;
+} nsm_nb_steps_t;
+extern const nsm_nb_steps_t nsm_nb_barrier_steps, nsm_nb_bcast_steps, nsm_nb_allreduce_steps, nsm_nb_reduce_steps,
+    nsm_nb_gather_steps, nsm_nb_allgather_steps, nsm_nb_scatter_steps;
+
+/* persistent.c: a request of ours from its MPI_Start until a Wait/Test returns it counts as
+ * outstanding (+1, then -1), so that nodeshm_nb_any() stays the Wait/Test family's one test. */
+static inline void nsm_nb_hold(long n) { __atomic_fetch_add(&nodeshm_nb_outstanding, n, __ATOMIC_RELAXED); }
 
 /* This rank's node rank in the op, and the node's members. */
 static inline int nsm_nb_me(const nodeshm_nb_t *nb) { return nb->lane->area->flags.me; }

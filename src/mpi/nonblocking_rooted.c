@@ -308,3 +308,8 @@ int MPI_Iallgather_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, MP
     NSM_RETURN_COUNTED(NSM_OP_IALLGATHER, NSM_WHY_LARGE, nsm_stat_bytes(sb == MPI_IN_PLACE ? rc : sc, sb == MPI_IN_PLACE ? rt : st),
                        PMPI_Iallgather_c(sb, sc, st, rb, rc, rt, comm, request));
 })
+
+/* the persistent forms' steps (persistent.c) */
+const nsm_nb_steps_t nsm_nb_gather_steps = {gather_publish, gather_complete},
+                     nsm_nb_allgather_steps = {gather_publish, allgather_complete},
+                     nsm_nb_scatter_steps = {scatter_publish, scatter_complete};

@@ -96,6 +96,7 @@ static inline int nsm_split_node(MPI_Comm comm, MPI_Comm *node, int *physical_si
 }
 /* Point-to-point traffic of gatherv and scatterv, tagged per state (MPI_COMM_NULL: none). */
 extern MPI_Comm nsm_p2p;
+void nsm_after_init(void); /* after PMPI_Init(_thread), on every rank (init.c) */
 void nsm_setup_p2p(void);    /* collective over MPI_COMM_WORLD: at MPI_Init */
 /* The state's thresholds and buffer sizes (nsmpi.c); returns the bytes of its node's shared
  * memory.  Then nsm_map_buffers points its flags and buffers into s->shm. */

@@ -1,7 +1,8 @@
 /* libnodeshm_mpi: settings from the environment (or the tuning file), read once at MPI_Init
  * (internal).
  *
- *   NODESHM_MPI_DISABLE=barrier,bcast,... | all     ops left to the MPI library
+ *   NODESHM_MPI_DISABLE=barrier,bcast,... | all     ops left to the MPI library (the persistent
+ *                                                  forms: bcast_init ...)
  *   NODESHM_MPI_<OP>_MAX                           largest message accelerated, on every shape
  *                                                  (default: by shape, NSM_OPS) (a size: 4096, 8k,
  *                                                  1.5m, 1g; above 1 GiB clamped, init.c;
@@ -174,7 +175,19 @@
     X(IALLTOALL, ialltoall, /* bytes per rank pair */                                              \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
     X(IALLTOALLV, ialltoallv, /* bytes of one rank pair: the matrix stride; larger go point to point */ \
-      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0))
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+    /* persistent forms (MPI_<Op>_init; a call is an MPI_Start): one node only, the non-blocking   \
+     * ops' engine; units as their rows; measurements: src/mpi/persistent.c */                     \
+    X(BARRIER_INIT, barrier_init, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) /* no size */ \
+    X(BCAST_INIT, bcast_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)                                  \
+    X(ALLREDUCE_INIT, allreduce_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)                          \
+    X(REDUCE_INIT, reduce_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)                                \
+    X(GATHER_INIT, gather_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)                                \
+    X(SCATTER_INIT, scatter_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)                              \
+    X(ALLGATHER_INIT, allgather_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)
+/* the persistent rows' windows */
+#define NSM_PERSIST_MPICH NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0)
+#define NSM_PERSIST_OMPI NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)
 
 /* X(ID, MPICH defaults, Open MPI defaults of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
  * the smallest message accelerated, for ops whose MPI library is faster at small sizes; ops not
@@ -199,7 +212,13 @@
     X(ALLGATHERV, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0))                            \
     X(REDUCE, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, NSM_K(1), NSM_K(1), NSM_K(1)))        \
     X(SCAN, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(NSM_K(1), 0, 64, 0, 0, 0))                          \
-    X(EXSCAN, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(256, 0, 64, 0, 0, 0))
+    X(EXSCAN, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(256, 0, 64, 0, 0, 0))                             \
+    /* persistent forms, Open MPI (its own take 0.4-0.9 us per start and wait here): persistent.c */ \
+    X(BCAST_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 0, 0, 0))                         \
+    X(REDUCE_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 0, 0, 0))                         \
+    X(GATHER_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 0, 0, 0))                        \
+    X(SCATTER_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 0, 0, 0))                       \
+    X(ALLGATHER_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 0, 0, 0))
 
 /* Scan, exscan, reduce_scatter, alltoallw: bench/mpi_osu.c with their windows raised (1g), 8 B-1 MiB,
  * medians of 5 alternating repetitions, on a machine at load 17-29 (2 cores, two other engineers'

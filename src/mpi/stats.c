@@ -12,7 +12,7 @@
  * (NSM_WHYS: the first reason that applies, in the order the op checks them), bytes, time inside
  * (all calls, and the accelerated ones); the fewest and most calls and time of one rank.
  * Bytes of a call: what this rank's buffers hold for it: the message (bcast, reduce, allreduce and
- * their non-blocking forms), its block (gather, gatherv, allgather, allgatherv, igather,
+ * their non-blocking and persistent forms; a persistent op's call is an MPI_Start), its block (gather, gatherv, allgather, allgatherv, igather,
  * iallgather: the one it sends; scatter, scatterv, iscatter: the one it receives; with MPI_IN_PLACE the same block on the other side), its whole send buffer
  * (alltoall, alltoallv, alltoallw, reduce_scatter_block, reduce_scatter; scan, exscan: the
  * message); barrier 0.  Fortran calls made by the MPI's own
@@ -115,7 +115,7 @@ void nsm_stats_why(int why)
 int nsm_why_window(int op, MPI_Comm comm, const nsm_state_t *s, int looked, long long bytes, int hint)
 {
     if (nsm_cfg.all_off || nsm_cfg.off[op]) return NSM_WHY_DISABLED;
-    if (op != NSM_OP_BARRIER && op != NSM_OP_IBARRIER && !nsm_cfg.max[op]) return NSM_WHY_ABOVE_MAX; /* no size */
+    if (op != NSM_OP_BARRIER && op != NSM_OP_IBARRIER && op != NSM_OP_BARRIER_INIT && !nsm_cfg.max[op]) return NSM_WHY_ABOVE_MAX; /* no size */
     if (!looked) {
         if (bytes > (long long)nsm_cfg.max[op]) return NSM_WHY_ABOVE_MAX;
         if (bytes > 0 && (size_t)bytes < nsm_op_min(op)) return NSM_WHY_BELOW_MIN;

@@ -1,0 +1,623 @@
+/* libnodeshm_mpi: MPI-4 persistent collectives on one node: MPI_Barrier_init, MPI_Bcast_init,
+ * MPI_Allreduce_init, MPI_Reduce_init, MPI_Gather_init, MPI_Scatter_init, MPI_Allgather_init (and
+ * their _c forms), each where the MPI has it (CMakeLists.txt checks mpi.h: nsm_bigcount_config.h);
+ * MPI_Start, MPI_Startall and MPI_Request_free.  The Wait/Test family: persistent_wait.c.
+ *
+ * <Op>_init makes the MPI library's own persistent request (PMPI_<Op>_init), so the caller holds
+ * a handle the library understands (in any array, with any call), and records it here with the
+ * op's arguments.  Whether nodeshm runs the op is decided once, by the non-blocking op's rules
+ * (nonblocking.c: one node, a communicator whose state a blocking collective has made, reductions
+ * with predefined datatypes and ops, bytes within NODESHM_MPI_<OP>_INIT_MIN/_MAX and the shared
+ * buffers), on values all ranks agree on.  Init must not wait for peers (MPI-4: it is local), so
+ * where the communicator has no state yet the question is asked again at each MPI_Start (each
+ * start is a collective call, in the same order on every rank: all see the same) until one has
+ * made it; meanwhile the library runs it.  A start of ours runs the non-blocking op's steps
+ * (core/coll/progress.h) on the buffers as they are then, without a generalized request: the
+ * library's request stays inactive (its Wait/Test returns at once, empty), and the family looks
+ * for ours first (persistent.h).  Stats and nodeshm_mpi_accelerated_op: one call per MPI_Start,
+ * rows <op>_init.
+ *
+ * Measured (bench/mpi_osu.c rows <op>_init, 8 B-4 KiB, 50 calls a batch, medians of 5 alternating
+ * repetitions; 3-4 runs per shape in turn, load 17-28 on 2 cores): Open MPI's own persistent
+ * collectives take 0.4-0.9 us per start and wait at 2 ranks, and ours lost there at every run up
+ * to 256 B for gather_init (0.56-0.86x), scatter_init (0.40-0.97x), allgather_init (0.69-1.06x),
+ * reduce_init to 64 B (0.70-1.01x) and bcast_init 16-256 B (0.48-1.06x, one run 880-2150x); at 4
+ * ranks bcast_init, gather_init and scatter_init to 32 B (0.13-1.01x): the Open MPI lower bounds
+ * (NSM_OP_MINS: 512 B at 2 ranks, 64 B at 3-4).  The rest won at 4 and 8 ranks (Open MPI
+ * 1.0-6000x; allreduce_init 0.95-44x and allgather_init 0.65-4.5x, where the branch's first run,
+ * at load 28-40, had 0.06-0.55x; MPICH 0.46-400x), but Open MPI's 8-rank gather_init and
+ * scatter_init to 32 B, mixed (0.30-2.2x): left on.  MPICH at 2 ranks was bimodal: two runs
+ * 0.09-0.66x for allreduce_init and allgather_init, barrier_init 0.39x and 0.57x, both columns a
+ * time slice per call; the other two 1.2-240x (barrier_init 10x, 159x): left on.  The 8 B point of
+ * a row (its first size; the I<op> rows show it too) lost at 2-4 ranks under Open MPI (bcast_init
+ * 0.08-0.40x, allreduce_init 0.24x at 2 ranks): not acted on.
+ *
+ * MPI_Request_free of one of ours drops its entry (of an active one, erroneous in MPI-4: the op is
+ * completed first).  A communicator freed while requests on it live (MPI keeps it for them) is
+ * told by an attribute of our own: its requests go to the library from then on, on every rank. */
+#include "mpi/persistent.h"
+#include "mpi/nonblocking.h"
+#include "nsm_bigcount_config.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { P_UNDECIDED, P_OURS, P_EMPTY, P_LIBRARY };
+enum { K_BARRIER, K_BCAST, K_ALLREDUCE, K_REDUCE, K_GATHER, K_ALLGATHER, K_SCATTER };
+static const char *const p_call[] = {"MPI_Barrier_init", "MPI_Bcast_init",     "MPI_Allreduce_init", "MPI_Reduce_init",
+                                     "MPI_Gather_init",  "MPI_Allgather_init", "MPI_Scatter_init"};
+
+struct nsm_persist {
+    MPI_Request req;      /* the library's persistent request: the table's key */
+    int id, kind;         /* NSM_OP_<OP>_INIT, K_* */
+    int how;              /* P_*, decided once (P_UNDECIDED: the communicator has no state yet) */
+    int why;              /* stats: the outcome of a start (NSM_WHY_*) */
+    int gone;             /* its communicator was freed */
+    int active;           /* started (ours), not yet returned complete */
+    int lib_started;      /* the library's request was started once (a start it ran) */
+    int done;             /* the current start's op has completed (atomic) */
+    int me, root, rooted; /* comm rank; the root, if the op has one */
+    int result;           /* the op's data goes through the result area (bcast), else the slots */
+    int writes;           /* this rank writes shared buffers */
+    MPI_Comm comm;
+    nsm_state_t *s;
+    long long bytes;      /* the message or one rank's block, as the non-blocking op; -1: unusable */
+    long long stat_bytes; /* the report's bytes of a start */
+    nsm_nb_steps_t steps;
+    nsm_nb_op_t t;        /* what each start's op gets; a derived datatype: our duplicate */
+    nsm_persist_t *next;  /* in its bucket */
+};
+
+#define P_BUCKETS 1024
+static nsm_persist_t *p_table[P_BUCKETS];
+long nsm_persist_entries; /* 0: MPI_Start, Startall, Request_free go straight to the library */
+long nsm_persist_active;
+static pthread_mutex_t p_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned p_hash(MPI_Request r)
+{
+    uint64_t k = 0; /* an int (MPICH) or a pointer (Open MPI) */
+    memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
+    k ^= k >> 31;
+    k *= 0xbf58476d1ce4e5b9ull;
+    k ^= k >> 29;
+    return (unsigned)(k % P_BUCKETS);
+}
+
+static nsm_persist_t *p_find(MPI_Request r)
+{
+    if (r == MPI_REQUEST_NULL) return NULL;
+    pthread_mutex_lock(&p_lock);
+    nsm_persist_t *e = p_table[p_hash(r)];
+    while (e && e->req != r) e = e->next;
+    pthread_mutex_unlock(&p_lock);
+    return e;
+}
+
+static void p_insert(nsm_persist_t *e)
+{
+    pthread_mutex_lock(&p_lock);
+    nsm_persist_t **b = &p_table[p_hash(e->req)];
+    e->next = *b;
+    *b = e;
+    __atomic_fetch_add(&nsm_persist_entries, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&p_lock);
+}
+
+static void p_remove(nsm_persist_t *e)
+{
+    pthread_mutex_lock(&p_lock);
+    for (nsm_persist_t **p = &p_table[p_hash(e->req)]; *p; p = &(*p)->next)
+        if (*p == e) {
+            *p = e->next;
+            __atomic_fetch_sub(&nsm_persist_entries, 1, __ATOMIC_RELAXED);
+            break;
+        }
+    pthread_mutex_unlock(&p_lock);
+}
+
+static void p_drop_types(nsm_persist_t *e)
+{
+    if (e->t.sdup) PMPI_Type_free(&e->t.stype);
+    if (e->t.rdup) PMPI_Type_free(&e->t.rtype);
+    e->t.sdup = e->t.rdup = 0;
+}
+
+/* ---------------------------------------------------------------- freed communicators */
+
+static int p_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t p_once = PTHREAD_ONCE_INIT;
+
+/* MPI_Comm_free (or MPI_Finalize): its requests go to the library from now on (no MPI calls
+ * here: an op of ours still running completes as the state's own delete drains its lane) */
+static int p_comm_freed(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)keyval, (void)attr, (void)extra;
+    pthread_mutex_lock(&p_lock);
+    for (int b = 0; b < P_BUCKETS; b++)
+        for (nsm_persist_t *e = p_table[b]; e; e = e->next)
+            if (!e->gone && e->comm == comm) {
+                e->gone = 1;
+                e->s = NULL;
+                e->how = P_LIBRARY;
+                e->why = NSM_WHY_SETUP;
+            }
+    pthread_mutex_unlock(&p_lock);
+    return MPI_SUCCESS;
+}
+
+static void p_make_keyval(void) { PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, p_comm_freed, &p_keyval, NULL); }
+
+/* comm gets our attribute (once): its delete callback tells when comm is freed */
+static void p_watch(MPI_Comm comm)
+{
+    void *v;
+    int flag = 0;
+    pthread_once(&p_once, p_make_keyval);
+    if (p_keyval != MPI_KEYVAL_INVALID && PMPI_Comm_get_attr(comm, p_keyval, &v, &flag) == MPI_SUCCESS && !flag)
+        PMPI_Comm_set_attr(comm, p_keyval, NULL);
+}
+
+/* ---------------------------------------------------------------- deciding */
+
+static void p_library(nsm_persist_t *e, int why)
+{
+    e->how = P_LIBRARY;
+    e->why = why;
+    p_drop_types(e);
+}
+
+/* The non-blocking op's decision (nonblocking.c, nsm_nb_state and each op's checks), once the
+ * communicator's state exists; until then e stays undecided. */
+static void p_decide(nsm_persist_t *e)
+{
+    int id = e->id;
+    nsm_state_t *s;
+    if (nsm_cfg.all_off || nsm_cfg.off[id] || (e->kind != K_BARRIER && !nsm_op_max(id)))
+        return p_library(e, nsm_why_window(id, e->comm, NULL, 0, e->bytes, NSM_WHY_DISABLED));
+    if (e->gone) return p_library(e, NSM_WHY_SETUP);
+    if (!nsm_peek_state(e->comm, &s)) {
+        e->why = NSM_WHY_SETUP; /* asked again at the next start */
+        return;
+    }
+    if (!s || s->n_nodes > 1) return p_library(e, nsm_why_window(id, e->comm, s, 1, e->bytes, NSM_WHY_NODES));
+    e->s = s;
+    if (e->kind == K_BARRIER) {
+        e->how = P_OURS;
+        e->why = NSM_WHY_NONE;
+        return;
+    }
+    int bad_root = e->rooted && (e->root < 0 || e->root >= s->size);
+    if (e->bytes < 0 || bad_root || (size_t)e->bytes > s->max[id] || (e->bytes > 0 && (size_t)e->bytes < s->min[id]) ||
+        !nsm_nb_fits(s, (size_t)e->bytes, e->result)) {
+        int reduction = e->kind == K_ALLREDUCE || e->kind == K_REDUCE;
+        return p_library(e, e->bytes < 0 ? (reduction && !nsm_op_ok(e->t.op) ? NSM_WHY_OP : NSM_WHY_DATATYPE)
+                            : bad_root   ? NSM_WHY_ARGS
+                                         : nsm_why_window(id, e->comm, s, 1, e->bytes, NSM_WHY_STAGE));
+    }
+    e->how = e->bytes == 0 ? P_EMPTY : P_OURS;
+    e->why = e->bytes == 0 ? NSM_WHY_EMPTY : NSM_WHY_NONE;
+}
+
+/* A new entry for the library's request (made: rc), or NULL where none is needed: the op is
+ * switched off or comm can have no state (an intercommunicator, one rank) and stats are off. */
+static nsm_persist_t *p_new(int rc, int id, int kind, MPI_Comm comm, const MPI_Request *request)
+{
+    int inter = 0, size = 0, why = NSM_WHY_NONE;
+    if (rc != MPI_SUCCESS || comm == MPI_COMM_NULL) return NULL;
+    if (nsm_cfg.all_off || nsm_cfg.off[id]) why = NSM_WHY_DISABLED;
+    else if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) why = NSM_WHY_INTER;
+    else if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2) why = NSM_WHY_ALONE;
+    if (why != NSM_WHY_NONE && !NSM_STATS_ON) return NULL;
+    nsm_persist_t *e = calloc(1, sizeof *e);
+    if (!e) {
+        fprintf(stderr, "nodeshm_mpi: %s: out of memory\n", p_call[kind]);
+        nodeshm_abort_job(1);
+    }
+    e->req = *request;
+    e->id = id;
+    e->kind = kind;
+    e->comm = comm;
+    e->root = -1;
+    e->t.root_nr = -1;
+    e->why = why;
+    e->how = why != NSM_WHY_NONE ? P_LIBRARY : P_UNDECIDED;
+    PMPI_Comm_rank(comm, &e->me);
+    return e;
+}
+
+static const nsm_nb_steps_t *const p_steps[] = {&nsm_nb_barrier_steps, &nsm_nb_bcast_steps,     &nsm_nb_allreduce_steps,
+                                                &nsm_nb_reduce_steps,  &nsm_nb_gather_steps,    &nsm_nb_allgather_steps,
+                                                &nsm_nb_scatter_steps};
+
+/* e's arguments are recorded: decide if the state is there, keep it (not: the library's alone,
+ * stats off) */
+static int p_add(nsm_persist_t *e)
+{
+    e->steps = *p_steps[e->kind];
+    e->t.bytes = e->bytes > 0 ? (size_t)e->bytes : 0;
+    if (e->how == P_UNDECIDED) p_decide(e);
+    if (e->how == P_LIBRARY && !NSM_STATS_ON) {
+        p_drop_types(e);
+        free(e);
+        return MPI_SUCCESS;
+    }
+    if (e->how != P_LIBRARY) p_watch(e->comm);
+    p_insert(e);
+    return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- starting */
+
+static void p_finished(nodeshm_nb_t *nb)
+{
+    nsm_persist_t *e = ((nsm_nb_op_t *)nb)->owner;
+    __atomic_store_n(&e->done, 1, __ATOMIC_RELEASE);
+}
+
+static int p_start(nsm_persist_t *e, MPI_Request *request)
+{
+    if (e->how == P_UNDECIDED) p_decide(e);
+    nsm_call_t c;
+    const int counting = NSM_STATS_ON;
+    if (counting) {
+        nsm_stats_enter(&c);
+        c.why = e->why;
+    }
+    int rc = MPI_SUCCESS;
+    if (e->how == P_LIBRARY || e->how == P_UNDECIDED) {
+        rc = PMPI_Start(request);
+        e->lib_started = 1;
+    } else {
+        if (e->active) {
+            fprintf(stderr, "nodeshm_mpi: MPI_Start: a request of %s that is active (started, not yet completed by "
+                            "MPI_Wait or MPI_Test): erroneous; start it again once it has completed\n", p_call[e->kind]);
+            nodeshm_abort_job(1);
+        }
+        e->active = 1;
+        __atomic_store_n(&e->done, e->how == P_EMPTY, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&nsm_persist_active, 1, __ATOMIC_RELAXED);
+        nsm_nb_hold(1);
+        if (e->how == P_OURS) {
+            nsm_nb_op_t *o = nsm_nb_new(e->s, e->steps.publish, e->steps.complete, NULL);
+            const nsm_nb_op_t *t = &e->t;
+            o->sendbuf = t->sendbuf;
+            o->recvbuf = t->recvbuf;
+            o->scount = t->scount;
+            o->rcount = t->rcount;
+            o->stype = t->stype; /* borrowed: the entry keeps its duplicates (sdup, rdup 0 here) */
+            o->rtype = t->rtype;
+            o->root_nr = t->root_nr;
+            o->in_place = t->in_place;
+            o->sext = t->sext;
+            o->rext = t->rext;
+            o->op = t->op;
+            o->bytes = t->bytes;
+            o->owner = e;
+            o->nb.finished = p_finished;
+            nsm_nb_go(o, e->id, e->writes, t->bytes);
+        }
+    }
+    if (counting) nsm_stats_leave(&c, e->id, e->stat_bytes, rc);
+    return rc;
+}
+
+int MPI_Start(MPI_Request *request)
+{
+    nsm_persist_t *e;
+    if (!__atomic_load_n(&nsm_persist_entries, __ATOMIC_RELAXED) || !request || !(e = p_find(*request)))
+        return PMPI_Start(request);
+    return p_start(e, request);
+}
+
+/* In array order: the collectives among them start in the order every rank gives */
+int MPI_Startall(int count, MPI_Request requests[])
+{
+    int ours = 0, rc = MPI_SUCCESS;
+    for (int i = 0; __atomic_load_n(&nsm_persist_entries, __ATOMIC_RELAXED) && i < count && !ours; i++)
+        ours = p_find(requests[i]) != NULL;
+    if (!ours) return PMPI_Startall(count, requests);
+    for (int i = 0; i < count; i++) {
+        nsm_persist_t *e = p_find(requests[i]);
+        int r = e ? p_start(e, &requests[i]) : PMPI_Start(&requests[i]);
+        if (r != MPI_SUCCESS && rc == MPI_SUCCESS) rc = r;
+    }
+    return rc;
+}
+
+int MPI_Request_free(MPI_Request *request)
+{
+    nsm_persist_t *e;
+    if (!__atomic_load_n(&nsm_persist_entries, __ATOMIC_RELAXED) || !request || !(e = p_find(*request)))
+        return PMPI_Request_free(request);
+    if (e->active) { /* erroneous (MPI-4): completed first, as a wait would */
+        nsm_persist_finish(e);
+        nsm_persist_return(e, MPI_STATUS_IGNORE);
+    }
+    p_remove(e);
+    p_drop_types(e); /* no op of ours uses them: the last one has completed */
+    free(e);
+    return PMPI_Request_free(request);
+}
+
+/* ---------------------------------------------------------------- for the Wait/Test family */
+
+nsm_persist_t *nsm_persist_started(MPI_Request request)
+{
+    nsm_persist_t *e = p_find(request);
+    return e && e->active ? e : NULL;
+}
+
+nsm_persist_t *nsm_persist_hidden(MPI_Request request)
+{
+    nsm_persist_t *e = p_find(request);
+    return e && (e->active || !e->lib_started) ? e : NULL;
+}
+int nsm_persist_active_now(const nsm_persist_t *e) { return e->active; }
+
+int nsm_persist_done(const nsm_persist_t *e) { return __atomic_load_n(&e->done, __ATOMIC_ACQUIRE); }
+
+void nsm_persist_empty_status(MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE) return;
+    PMPI_Status_set_elements(status, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = MPI_ANY_SOURCE;
+    status->MPI_TAG = MPI_ANY_TAG;
+    status->MPI_ERROR = MPI_SUCCESS;
+}
+
+void nsm_persist_return(nsm_persist_t *e, MPI_Status *status)
+{
+    e->active = 0;
+    __atomic_fetch_sub(&nsm_persist_active, 1, __ATOMIC_RELAXED);
+    nsm_nb_hold(-1);
+    nsm_persist_empty_status(status);
+}
+
+void nsm_persist_poke(void)
+{
+    int flag;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+}
+
+void nsm_persist_finish(nsm_persist_t *e)
+{
+    nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+    for (unsigned steps = 1; nodeshm_nb_progress(), !nsm_persist_done(e); steps++) {
+        if (steps % NSM_PERSIST_POLL_EVERY == 0) nsm_persist_poke();
+        nodeshm_wait_step(&w);
+    }
+}
+
+/* ---------------------------------------------------------------- the init calls */
+
+NSM_IF_INIT_Barrier(
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = PMPI_Barrier_init(comm, info, request);
+    nsm_persist_t *e = p_new(rc, NSM_OP_BARRIER_INIT, K_BARRIER, comm, request);
+    return e ? p_add(e) : rc;
+})
+
+NSM_IF_INIT_Bcast(
+int MPI_Bcast_init(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
+                   MPI_Request *request)
+{
+    int rc = PMPI_Bcast_init(buf, count, type, root, comm, info, request);
+    nsm_persist_t *e = p_new(rc, NSM_OP_BCAST_INIT, K_BCAST, comm, request);
+    if (!e) return rc;
+    e->bytes = nsm_bytes(count, type);
+    e->stat_bytes = nsm_stat_bytes(count, type);
+    e->root = e->t.root_nr = root; /* one node: node rank = comm rank */
+    e->rooted = e->result = 1;
+    e->writes = e->me == root; /* the root packs its message; the others read it */
+    e->t.recvbuf = buf;
+    e->t.rcount = count;
+    if (e->how != P_LIBRARY) nsm_nb_recv_type(&e->t, type);
+    return p_add(e);
+})
+
+/* Allreduce_init (root -1), Reduce_init */
+static __attribute__((unused)) int p_reduction(int rc, int id, int kind, const void *sb, void *rb, int count,
+                                               MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+                                               const MPI_Request *request)
+{
+    nsm_persist_t *e = p_new(rc, id, kind, comm, request);
+    if (!e) return rc;
+    e->bytes = nsm_nb_reduction_bytes(count, type, op); /* -1: not a predefined type and op */
+    e->stat_bytes = nsm_stat_bytes(count, type);
+    e->root = e->t.root_nr = root;
+    e->rooted = kind == K_REDUCE;
+    e->writes = 1;
+    e->t.sendbuf = sb;
+    e->t.recvbuf = rb;
+    e->t.in_place = sb == MPI_IN_PLACE && (kind == K_ALLREDUCE || e->me == root);
+    e->t.rcount = count;
+    e->t.rtype = type; /* predefined where it runs here */
+    e->t.op = op;
+    return p_add(e);
+}
+
+NSM_IF_INIT_Allreduce(
+int MPI_Allreduce_init(const void *sb, void *rb, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request)
+{
+    int rc = PMPI_Allreduce_init(sb, rb, count, type, op, comm, info, request);
+    return p_reduction(rc, NSM_OP_ALLREDUCE_INIT, K_ALLREDUCE, sb, rb, count, type, op, -1, comm, request);
+})
+
+NSM_IF_INIT_Reduce(
+int MPI_Reduce_init(const void *sb, void *rb, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request)
+{
+    int rc = PMPI_Reduce_init(sb, rb, count, type, op, root, comm, info, request);
+    return p_reduction(rc, NSM_OP_REDUCE_INIT, K_REDUCE, sb, rb, count, type, op, root, comm, request);
+})
+
+/* Gather_init (root >= 0), Allgather_init (root -1): as nonblocking_rooted.c's nb_gather */
+static __attribute__((unused)) int p_gather(int rc, int id, int kind, const void *sb, int sc, MPI_Datatype st, void *rb,
+                                            int rcount, MPI_Datatype rt, int root, MPI_Comm comm,
+                                            const MPI_Request *request)
+{
+    nsm_persist_t *e = p_new(rc, id, kind, comm, request);
+    if (!e) return rc;
+    int in_place = sb == MPI_IN_PLACE;
+    e->bytes = in_place ? nsm_bytes(rcount, rt) : nsm_bytes(sc, st);
+    e->stat_bytes = in_place ? nsm_stat_bytes(rcount, rt) : nsm_stat_bytes(sc, st);
+    e->root = root;
+    e->rooted = kind == K_GATHER;
+    int receives = kind == K_ALLGATHER || e->me == root;
+    e->t.sendbuf = sb;
+    e->t.recvbuf = rb;
+    e->t.in_place = in_place && receives;
+    e->t.scount = sc;
+    e->t.rcount = rcount;
+    e->t.root_nr = kind == K_GATHER ? root : -1;
+    /* Gather's root in place has its block where it belongs: it only reads the slots */
+    e->writes = !(kind == K_GATHER && e->t.in_place);
+    if (e->how != P_LIBRARY) {
+        if (!e->t.in_place) nsm_nb_send_type(&e->t, st);
+        if (receives) {
+            nsm_nb_recv_type(&e->t, rt);
+            MPI_Aint lb;
+            nsm_extent(rt, &lb, &e->t.rext);
+        }
+    }
+    return p_add(e);
+}
+
+NSM_IF_INIT_Gather(
+int MPI_Gather_init(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int r = PMPI_Gather_init(sb, sc, st, rb, rc, rt, root, comm, info, request);
+    return p_gather(r, NSM_OP_GATHER_INIT, K_GATHER, sb, sc, st, rb, rc, rt, root, comm, request);
+})
+
+NSM_IF_INIT_Allgather(
+int MPI_Allgather_init(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request)
+{
+    int r = PMPI_Allgather_init(sb, sc, st, rb, rc, rt, comm, info, request);
+    return p_gather(r, NSM_OP_ALLGATHER_INIT, K_ALLGATHER, sb, sc, st, rb, rc, rt, -1, comm, request);
+})
+
+NSM_IF_INIT_Scatter(
+int MPI_Scatter_init(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int r = PMPI_Scatter_init(sb, sc, st, rb, rc, rt, root, comm, info, request);
+    nsm_persist_t *e = p_new(r, NSM_OP_SCATTER_INIT, K_SCATTER, comm, request);
+    if (!e) return r;
+    int in_place = rb == MPI_IN_PLACE, is_root = e->me == root;
+    e->bytes = in_place ? nsm_bytes(sc, st) : nsm_bytes(rc, rt);
+    e->stat_bytes = in_place ? nsm_stat_bytes(sc, st) : nsm_stat_bytes(rc, rt);
+    e->root = e->t.root_nr = root;
+    e->rooted = 1;
+    e->writes = is_root; /* the root packs every block */
+    e->t.sendbuf = sb;
+    e->t.recvbuf = rb;
+    e->t.in_place = is_root && in_place;
+    e->t.scount = sc;
+    e->t.rcount = rc;
+    if (e->how != P_LIBRARY) {
+        if (is_root) {
+            nsm_nb_send_type(&e->t, st);
+            MPI_Aint lb;
+            nsm_extent(st, &lb, &e->t.sext);
+        }
+        if (!e->t.in_place) nsm_nb_recv_type(&e->t, rt);
+    }
+    return p_add(e);
+})
+
+/* ---------------------------------------------------------------- MPI-4 large counts
+ * As bigcount.c: counts that fit an int (those the call ignores here as 0) run the plain entry;
+ * a larger one is a message of >= 2^31 bytes, above every window: the library's on every rank. */
+
+static __attribute__((unused)) int p_fits(MPI_Count c) { return c >= INT_MIN && c <= INT_MAX; }
+static __attribute__((unused)) int p_is_root(MPI_Comm comm, int root)
+{
+    int rank = -1;
+    return PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == root;
+}
+/* a start of a large one, counted (stats on) as the library's */
+static __attribute__((unused)) int p_large(int rc, int id, int kind, MPI_Comm comm, const MPI_Request *request,
+                                           long long bytes)
+{
+    if (!NSM_STATS_ON || rc != MPI_SUCCESS) return rc;
+    nsm_persist_t *e = p_new(rc, id, kind, comm, request);
+    if (!e) return rc;
+    e->stat_bytes = bytes;
+    if (e->how != P_LIBRARY) p_library(e, NSM_WHY_LARGE);
+    return p_add(e);
+}
+
+NSM_IF_C_Bcast_init(
+int MPI_Bcast_init_c(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request)
+{
+    if (count >= 0 && count <= INT_MAX) return MPI_Bcast_init(buf, (int)count, type, root, comm, info, request);
+    int rc = PMPI_Bcast_init_c(buf, count, type, root, comm, info, request);
+    return p_large(rc, NSM_OP_BCAST_INIT, K_BCAST, comm, request, nsm_stat_bytes(count, type));
+})
+
+NSM_IF_C_Allreduce_init(
+int MPI_Allreduce_init_c(const void *sb, void *rb, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request)
+{
+    if (count >= 0 && count <= INT_MAX)
+        return MPI_Allreduce_init(sb, rb, (int)count, type, op, comm, info, request);
+    int rc = PMPI_Allreduce_init_c(sb, rb, count, type, op, comm, info, request);
+    return p_large(rc, NSM_OP_ALLREDUCE_INIT, K_ALLREDUCE, comm, request, nsm_stat_bytes(count, type));
+})
+
+NSM_IF_C_Reduce_init(
+int MPI_Reduce_init_c(const void *sb, void *rb, MPI_Count count, MPI_Datatype type, MPI_Op op, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (count >= 0 && count <= INT_MAX)
+        return MPI_Reduce_init(sb, rb, (int)count, type, op, root, comm, info, request);
+    int rc = PMPI_Reduce_init_c(sb, rb, count, type, op, root, comm, info, request);
+    return p_large(rc, NSM_OP_REDUCE_INIT, K_REDUCE, comm, request, nsm_stat_bytes(count, type));
+})
+
+NSM_IF_C_Gather_init(
+int MPI_Gather_init_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, MPI_Count rc, MPI_Datatype rt,
+                      int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    MPI_Count s0 = sb == MPI_IN_PLACE ? 0 : sc, r0 = p_is_root(comm, root) ? rc : 0;
+    if (p_fits(s0) && p_fits(r0))
+        return MPI_Gather_init(sb, (int)s0, st, rb, (int)r0, rt, root, comm, info, request);
+    int r = PMPI_Gather_init_c(sb, sc, st, rb, rc, rt, root, comm, info, request);
+    return p_large(r, NSM_OP_GATHER_INIT, K_GATHER, comm, request,
+                   sb == MPI_IN_PLACE ? nsm_stat_bytes(rc, rt) : nsm_stat_bytes(sc, st));
+})
+
+NSM_IF_C_Allgather_init(
+int MPI_Allgather_init_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, MPI_Count rc, MPI_Datatype rt,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    MPI_Count s0 = sb == MPI_IN_PLACE ? 0 : sc;
+    if (p_fits(s0) && p_fits(rc))
+        return MPI_Allgather_init(sb, (int)s0, st, rb, (int)rc, rt, comm, info, request);
+    int r = PMPI_Allgather_init_c(sb, sc, st, rb, rc, rt, comm, info, request);
+    return p_large(r, NSM_OP_ALLGATHER_INIT, K_ALLGATHER, comm, request,
+                   sb == MPI_IN_PLACE ? nsm_stat_bytes(rc, rt) : nsm_stat_bytes(sc, st));
+})
+
+NSM_IF_C_Scatter_init(
+int MPI_Scatter_init_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, MPI_Count rc, MPI_Datatype rt,
+                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    MPI_Count s0 = p_is_root(comm, root) ? sc : 0, r0 = rb == MPI_IN_PLACE ? 0 : rc;
+    if (p_fits(s0) && p_fits(r0))
+        return MPI_Scatter_init(sb, (int)s0, st, rb, (int)r0, rt, root, comm, info, request);
+    int r = PMPI_Scatter_init_c(sb, sc, st, rb, rc, rt, root, comm, info, request);
+    return p_large(r, NSM_OP_SCATTER_INIT, K_SCATTER, comm, request,
+                   rb == MPI_IN_PLACE ? nsm_stat_bytes(sc, st) : nsm_stat_bytes(rc, rt));
+})

@@ -1,0 +1,66 @@
+# libnodeshm_mpi: the MPI-4 persistent collectives (tests/mpi_persistent.c): values on fresh data
+# at every start, Startall/Start mixed with non-blocking and point-to-point requests, completed in
+# per-rank orders, and each op's counter moving by exactly the starts that had to be accelerated.
+# Linked and through LD_PRELOAD on one node; between pseudo-nodes and switched off (no counter
+# moves).  Where the MPI has no persistent collectives the program exits 77: skipped.
+if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
+  find_program(NODESHM_ENV_PROGRAM env)
+  foreach(kind linked plain)
+    set(target nodeshm_t_mpi_persistent)
+    set(name mpi_persistent)
+    if(kind STREQUAL "plain")
+      set(target nodeshm_t_mpi_persistent_plain)
+      set(name mpi_persistent_plain)
+    endif()
+    add_executable(${target} mpi_persistent.c)
+    set_target_properties(${target} PROPERTIES OUTPUT_NAME ${name})
+    # nsm_bigcount_config.h: which MPI_<Op>_init(_c) this MPI has (CMakeLists.txt)
+    target_include_directories(${target} PRIVATE "${PROJECT_BINARY_DIR}/generated")
+    if(kind STREQUAL "plain")
+      target_link_libraries(${target} PRIVATE MPI::MPI_C ${CMAKE_DL_LIBS})
+    else()
+      target_link_libraries(${target} PRIVATE nodeshm_mpi ${CMAKE_DL_LIBS})
+    endif()
+  endforeach()
+  # the window the test counts on, whatever the defaults
+  set(p_env)
+  foreach(op BCAST ALLREDUCE REDUCE GATHER SCATTER ALLGATHER)
+    list(APPEND p_env NODESHM_MPI_${op}_INIT_MAX=16k)
+    if(NOT op STREQUAL "ALLREDUCE")
+      list(APPEND p_env NODESHM_MPI_${op}_INIT_MIN=0) # Open MPI's defaults start at 64-512 B
+    endif()
+  endforeach()
+  # MPI_COMM_WORLD's first ops (an ibcast and an iallreduce before any blocking collective)
+  list(APPEND p_env NODESHM_MPI_IBCAST_MAX=16k NODESHM_MPI_IALLREDUCE_MAX=16k)
+  set(_pass "mpi_persistent: PASS")
+  set(_p_tests)
+  nodeshm_add_mpi_test(NAME mpi_persistent NP 1 2 3 4 8 ARGS --expect-accel TIMEOUT 300
+                       PASS_REGEX "${_pass}" ENV ${p_env})
+  foreach(np 1 2 3 4 8)
+    list(APPEND _p_tests mpi_persistent_np${np})
+  endforeach()
+  # one buffer bank: every second large op publishes late
+  nodeshm_add_mpi_test(NAME mpi_persistent NP 3 ARGS --expect-accel TIMEOUT 300 PASS_REGEX "${_pass}"
+                       ENV ${p_env} NODESHM_MPI_BANKS=1 SUFFIX _one_bank)
+  # between pseudo-nodes: the MPI library's
+  nodeshm_add_mpi_test(NAME mpi_persistent NP 4 PES_PER_NODE 2 ARGS --expect-none TIMEOUT 300
+                       PASS_REGEX "${_pass}" ENV ${p_env})
+  nodeshm_add_mpi_test(NAME mpi_persistent NP 4 ARGS --expect-none TIMEOUT 300 PASS_REGEX "${_pass}"
+                       ENV ${p_env} "NODESHM_MPI_DISABLE=barrier_init,bcast_init,allreduce_init,reduce_init,gather_init,scatter_init,allgather_init"
+                       SUFFIX _disabled)
+  # switched off as a whole: no counter moves, and nothing of nodeshm's is mapped (not even
+  # MPI_COMM_WORLD's state, made at MPI_Init when on)
+  nodeshm_add_mpi_test(NAME mpi_persistent NP 2 ARGS --expect-none --expect-no-shm TIMEOUT 300
+                       PASS_REGEX "${_pass}" ENV ${p_env} NODESHM_MPI_DISABLE=all SUFFIX _off)
+  list(APPEND _p_tests mpi_persistent_np3_one_bank mpi_persistent_np4_ppn2 mpi_persistent_np4_disabled
+       mpi_persistent_np2_off)
+  foreach(np 2 4)
+    add_test(NAME mpi_persistent_preload_np${np}
+      COMMAND "${NODESHM_OSHRUN}" -np ${np} "${NODESHM_ENV_PROGRAM}"
+              "LD_PRELOAD=$<TARGET_FILE:nodeshm_mpi>" $<TARGET_FILE:nodeshm_t_mpi_persistent_plain> --expect-accel)
+    set_tests_properties(mpi_persistent_preload_np${np} PROPERTIES TIMEOUT 300 LABELS "mpi;np${np}"
+      PASS_REGULAR_EXPRESSION "${_pass}" ENVIRONMENT "${p_env}")
+    list(APPEND _p_tests mpi_persistent_preload_np${np})
+  endforeach()
+  set_tests_properties(${_p_tests} PROPERTIES SKIP_RETURN_CODE 77)
+endif()
