@@ -133,6 +133,22 @@ static int will_span_nodes(void)
     return n_local < n_world || (k > 0 && k < n_local);
 }
 
+/* Between nodes Open MPI's osc/rdma (over btl sm or tcp, which have no atomics of their own) does
+ * a PE's atomics in the target PE's MPI progress.  Where Open MPI yields the CPU while waiting
+ * (oversubscribed), it calls sched_yield, and Linux's EEVDF scheduler (6.6+) pushes the caller's
+ * deadline one time slice further at every call: a PE polling in MPI_Barrier fell to 1-2% of a
+ * core while its peers' atomics waited for its progress (ctx16 and spec16 at 1-2 PEs per
+ * pseudo-node, 2 cores, two jobs side by side: 20-240 s instead of 1 s, one run in three).
+ * Open MPI can yield by a 1 ns nanosleep instead, which carries no such penalty.  Not for
+ * single-node jobs: there it costs MPI's own waits (oversubscribed Open MPI tests took twice as
+ * long), and nothing needs a target's progress.  A user's setting wins. */
+static void ompi_yield_by_sleep(void)
+{
+#if defined(OPEN_MPI) && OPEN_MPI
+    setenv("OMPI_MCA_threads_pthreads_yield_strategy", "nanosleep", 0);
+#endif
+}
+
 /* MPI cannot start again once finalized, but OpenSHMEM (1.5+) may be initialized again after its
  * last shmem_finalize.  So the MPI that shmem_init started is finalized at exit, not by
  * shmem_finalize: a later shmem_init finds it up and reuses it.  Only after a completed
@@ -168,8 +184,10 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
         nodeshm_dataseg_range(&data, &data_size);
         int prc = nodeshm_segment_prepare_fixed(data, data_size, "nodeshm-data");
         if (prc) return prc;
+        int spans = will_span_nodes();
         capped = NODESHM_RMA_NO_THREAD_MULTIPLE &&
-                 mpi_levels[requested_thread_level] == MPI_THREAD_MULTIPLE && will_span_nodes();
+                 mpi_levels[requested_thread_level] == MPI_THREAD_MULTIPLE && spans;
+        if (spans) ompi_yield_by_sleep();
         MPI_Init_thread(NULL, NULL, capped ? MPI_THREAD_SERIALIZED : mpi_levels[requested_thread_level],
                         &mpi_provided);
         rt->owns_mpi = 1;
