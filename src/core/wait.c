@@ -3,8 +3,6 @@
 #include "core/env.h"
 #include "core/remote.h"
 
-#include <time.h>
-
 unsigned nodeshm_spin_limit = 4096;
 unsigned nodeshm_polls_per_yield = 1;
 int nodeshm_wait_needs_progress = 0;
@@ -37,9 +35,3 @@ void nodeshm_wait_configure(int oversubscribed, int spans_nodes)
 }
 
 void nodeshm_wait_progress(void) { nodeshm_remote_progress(); }
-
-void nodeshm_wait_sleep(void)
-{
-    struct timespec t = {0, 1000};
-    nanosleep(&t, NULL);
-}

@@ -11,16 +11,14 @@
 
 #include <sched.h>
 
-typedef struct nodeshm_waiter { unsigned spins, yields; } nodeshm_waiter_t;
-#define NODESHM_WAITER_INIT {0, 0}
-#define NODESHM_YIELDS_PER_SLEEP 8 /* spanning nodes: one yield in this many is a short sleep */
+typedef struct nodeshm_waiter { unsigned spins; } nodeshm_waiter_t;
+#define NODESHM_WAITER_INIT {0}
 
 extern unsigned nodeshm_spin_limit;    /* pause-spins before the first yield */
 extern unsigned nodeshm_polls_per_yield; /* past the spin, spanning nodes: polls per yield */
 extern int nodeshm_wait_needs_progress; /* set when the job spans nodes */
 extern int nodeshm_wait_oversubscribed;  /* more PEs on this machine than CPUs */
 void nodeshm_wait_progress(void);
-void nodeshm_wait_sleep(void); /* the shortest sleep the kernel gives (tens of microseconds) */
 
 static inline void nodeshm_cpu_relax(void)
 {
@@ -56,14 +54,6 @@ static inline void nodeshm_wait_step(nodeshm_waiter_t *w)
         /* spins past the limit count the polls since the last yield */
         if (++w->spins - nodeshm_spin_limit < nodeshm_polls_per_yield) return;
         w->spins = nodeshm_spin_limit;
-        /* Linux's EEVDF scheduler (6.6+) pushes a task's deadline one slice further at every
-         * sched_yield, so a PE that yields in a loop falls ever further behind the PEs that do
-         * not; a PE whose MPI progress answers its peers' RMA must not starve.  A sleep ends the
-         * run (the deadline is set afresh at wake-up). */
-        if ((++w->yields & (NODESHM_YIELDS_PER_SLEEP - 1)) == 0) {
-            nodeshm_wait_sleep();
-            return;
-        }
     }
     sched_yield();
 }
