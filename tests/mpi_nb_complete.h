@@ -1,8 +1,9 @@
 /* MPI tests of the non-blocking collectives (mpi_nonblocking.c, mpi_nonblocking_v.c): compute
- * between starts and waits, completing an array of requests in one of six ways, chosen per rank
+ * between starts and waits, completing an array of requests in one of eight ways, chosen per rank
  * and round (Waitall, Wait in reverse, Waitany, Waitsome, Testall with compute between: overlap,
- * Test and Testany in a random order), with a point-to-point ring in the same array; the values'
- * formula and the interposer's per-op counters. */
+ * Test and Testany in a random order, Testsome, Request_get_status then Wait), each request
+ * returned complete once only, with a point-to-point ring in the same array; the values' formula
+ * and the interposer's per-op counters.  mpi_persistent.c completes its requests the same way. */
 #ifndef NODESHM_TESTS_MPI_NB_COMPLETE_H
 #define NODESHM_TESTS_MPI_NB_COMPLETE_H
 #include "mpi_check.h"
@@ -17,10 +18,13 @@ static void __attribute__((unused)) spin_us(double us)
     }
 }
 
-/* Completes every request in `req` (n of them) the way `mode` says. */
-static const char *__attribute__((unused)) complete_all(int mode, int n, MPI_Request *req, uint64_t x)
+/* Completes n requests (at most NB_COMPLETE_MAX; persistent ones stay, inactive) the way `mode`
+ * (0 to NB_COMPLETE_MODES - 1) says; each may be returned complete once only. */
+#define NB_COMPLETE_MODES 8
+#define NB_COMPLETE_MAX 64
+static __attribute__((unused)) const char *complete_all(int mode, int n, MPI_Request *req, uint64_t x)
 {
-    int done = 0, idx[64], out, flag;
+    int done[NB_COMPLETE_MAX] = {0}, left = n, idx[NB_COMPLETE_MAX], out, flag;
     switch (mode) {
     case 0:
         MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
@@ -29,42 +33,75 @@ static const char *__attribute__((unused)) complete_all(int mode, int n, MPI_Req
         for (int i = n - 1; i >= 0; i--) MPI_Wait(&req[i], MPI_STATUS_IGNORE);
         return "wait in reverse";
     case 2:
-        while (done < n) {
+        while (left > 0) {
             MPI_Waitany(n, req, &out, MPI_STATUS_IGNORE);
-            CHECK(out != MPI_UNDEFINED, "waitany: no active request with %d of %d done", done, n);
-            if (out == MPI_UNDEFINED) break;
-            done++;
+            CHECK(out != MPI_UNDEFINED && !done[out], "waitany: %d with %d of %d left", out, left, n);
+            if (out == MPI_UNDEFINED || done[out]) break;
+            done[out] = 1, left--;
         }
         return "waitany";
     case 3:
-        while (done < n) {
+        while (left > 0) {
             MPI_Waitsome(n, req, &out, idx, MPI_STATUSES_IGNORE);
-            CHECK(out != MPI_UNDEFINED && out > 0, "waitsome: outcount %d with %d of %d done", out, done, n);
+            CHECK(out != MPI_UNDEFINED && out > 0, "waitsome: outcount %d with %d of %d left", out, left, n);
             if (out == MPI_UNDEFINED || out <= 0) break;
-            done += out;
+            for (int j = 0; j < out; j++) {
+                CHECK(!done[idx[j]], "waitsome: request %d returned twice", idx[j]);
+                done[idx[j]] = 1, left--;
+            }
         }
         return "waitsome";
-    case 4: /* overlap: compute between tests */
+    case 4: { /* overlap: compute between tests.  MPICH 5.0.2's MPI_Testall says MPI_ERR_IN_STATUS
+               * for the persistent collectives it runs, every status MPI_SUCCESS or MPI_ERR_PENDING
+               * (also when all have completed; bare MPICH too): that, and only that, is let pass */
+        MPI_Status st[NB_COMPLETE_MAX];
         for (flag = 0; !flag;) {
             spin_us(2);
-            MPI_Testall(n, req, &flag, MPI_STATUSES_IGNORE);
+            int rc = MPI_Testall(n, req, &flag, st);
+            for (int j = 0; rc == MPI_ERR_IN_STATUS && j < n; j++)
+                CHECK(st[j].MPI_ERROR == MPI_SUCCESS || st[j].MPI_ERROR == MPI_ERR_PENDING,
+                      "testall: request %d: error %d", j, st[j].MPI_ERROR);
+            CHECK(rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS, "testall: error %d", rc);
         }
         return "testall with compute";
-    default: /* Test, one request at a time in a rank's own order, and Testany */
-        for (int left = n; left > 0;) {
+    }
+    case 5: /* a test at a time in this rank's own order, and Testany */
+        while (left > 0) {
             int i = (int)((x = mix(x)) % (uint64_t)n);
-            if (req[i] == MPI_REQUEST_NULL) {
+            if (done[i]) {
                 MPI_Testany(n, req, &out, &flag, MPI_STATUS_IGNORE);
-                if (flag && out != MPI_UNDEFINED) left--;
+                if (flag && out != MPI_UNDEFINED) {
+                    CHECK(!done[out], "testany: request %d returned twice", out);
+                    done[out] = 1, left--;
+                }
                 continue;
             }
             MPI_Test(&req[i], &flag, MPI_STATUS_IGNORE);
-            if (flag) left--;
+            if (flag) done[i] = 1, left--;
         }
-        return "test in random order";
+        return "test in random order, testany";
+    case 6:
+        while (left > 0) {
+            spin_us(1);
+            MPI_Testsome(n, req, &out, idx, MPI_STATUSES_IGNORE);
+            CHECK(out != MPI_UNDEFINED, "testsome: no active request with %d of %d left", left, n);
+            if (out == MPI_UNDEFINED) break;
+            for (int j = 0; j < out; j++) {
+                CHECK(!done[idx[j]], "testsome: request %d returned twice", idx[j]);
+                done[idx[j]] = 1, left--;
+            }
+        }
+        return "testsome";
+    default: /* Request_get_status until it says complete, then Wait */
+        while (left > 0)
+            for (int i = 0; i < n; i++) {
+                if (done[i]) continue;
+                MPI_Request_get_status(req[i], &flag, MPI_STATUS_IGNORE);
+                if (flag) MPI_Wait(&req[i], MPI_STATUS_IGNORE), done[i] = 1, left--;
+            }
+        return "request_get_status, wait";
     }
 }
-
 
 /* values: the same formula on every rank (round, communicator, comm rank, element) */
 static uint64_t __attribute__((unused)) val(int r, int c, int q, int i)
@@ -79,7 +116,7 @@ static long __attribute__((unused)) acc(const char *op) { return acc_fn ? acc_fn
 /* A round's end: a point-to-point ring on MPI_COMM_WORLD in req[n], req[n + 1], the same array's
  * n collectives, some compute first on some rounds, then all completed in this rank's way of the
  * round; returns which. */
-static const char *__attribute__((unused)) complete_round(int r, int n, MPI_Request *req)
+static __attribute__((unused)) const char *complete_round(int r, int n, MPI_Request *req)
 {
     int wsize;
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
@@ -88,7 +125,7 @@ static const char *__attribute__((unused)) complete_round(int r, int n, MPI_Requ
     MPI_Isend(&out, 1, MPI_LONG, (wrank + 1) % wsize, r, MPI_COMM_WORLD, &req[n + 1]);
     uint64_t x = mix(seed ^ ((uint64_t)r << 32) ^ (uint64_t)wrank);
     if (x % 3 == 0) spin_us((double)(x >> 8 & 63)); /* overlap: compute before completing */
-    const char *how = complete_all((int)((x >> 16) % 6), n + 2, req, x);
+    const char *how = complete_all((int)((x >> 16) % NB_COMPLETE_MODES), n + 2, req, x);
     CHECK(in == (long)val(r, 9, (wrank + wsize - 1) % wsize, 0), "round %d: point to point (%s): %ld", r, how, in);
     return how;
 }

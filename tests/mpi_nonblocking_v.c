@@ -361,6 +361,7 @@ int main(int argc, char **argv)
 
     call_t calls[NC * PER];
     MPI_Request req[NC * PER + 2];
+    _Static_assert(NC * PER + 2 <= NB_COMPLETE_MAX, "complete_all takes at most NB_COMPLETE_MAX requests");
     memset(calls, 0, sizeof calls);
     for (int r = 0; r < rounds; r++) {
         int n = 0;

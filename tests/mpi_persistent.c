@@ -51,20 +51,13 @@ int main(int argc, char **argv)
     return 77;
 }
 #else
-
-static int expect_accel, window = 16384;
-static long (*acc_fn)(const char *);
-static long acc(const char *op) { return acc_fn ? acc_fn(op) : 0; }
+#include "mpi_nb_complete.h" /* spin_us, complete_all, val, acc: shared with the non-blocking tests */
 
 #define NOPS 7
 static const char *const op_name[NOPS] = {"barrier_init", "bcast_init",   "allreduce_init", "reduce_init",
                                           "gather_init",  "scatter_init", "allgather_init"};
 static long want[NOPS]; /* starts of each that must have been accelerated */
 
-static uint64_t val(int r, int c, int q, int i)
-{
-    return mix(seed ^ ((uint64_t)r << 44) ^ ((uint64_t)c << 36) ^ ((uint64_t)q << 24) ^ (uint64_t)i);
-}
 static uint64_t shared(int c, int k) { return mix(seed ^ 0x5eedull ^ ((uint64_t)c << 8) ^ (uint64_t)k); }
 
 /* Whether this process maps node-shared memory of nodeshm's (a memfd, or a /dev/shm file). */
@@ -111,13 +104,6 @@ static void first_on_world(int wsize, int expect_no_shm)
           acc("iallreduce") - b_iar, nb);
     CHECK(acc("bcast_init") - b_bi == pi, "MPI_COMM_WORLD's first bcast_init starts: %ld accelerated, expected %ld",
           acc("bcast_init") - b_bi, pi);
-}
-
-static void spin_us(double us)
-{
-    double t = MPI_Wtime() + us * 1e-6;
-    while (MPI_Wtime() < t) {
-    }
 }
 
 /* elements for e bytes each: mostly the ring (small), some banks, some above the window (not
@@ -331,89 +317,6 @@ static void free_req(preq_t *p)
     free(p->ref);
 }
 
-/* Completes n requests (some persistent: they stay, inactive) the way `mode` says; each may be
- * returned complete once only. */
-static const char *complete_all(int mode, int n, MPI_Request *req, uint64_t x)
-{
-    int done[NC * PER + 3] = {0}, left = n, idx[NC * PER + 3], out, flag;
-    switch (mode) {
-    case 0:
-        MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
-        return "waitall";
-    case 1:
-        for (int i = n - 1; i >= 0; i--) MPI_Wait(&req[i], MPI_STATUS_IGNORE);
-        return "wait in reverse";
-    case 2:
-        while (left > 0) {
-            MPI_Waitany(n, req, &out, MPI_STATUS_IGNORE);
-            CHECK(out != MPI_UNDEFINED && !done[out], "waitany: %d with %d of %d left", out, left, n);
-            if (out == MPI_UNDEFINED || done[out]) break;
-            done[out] = 1, left--;
-        }
-        return "waitany";
-    case 3:
-        while (left > 0) {
-            MPI_Waitsome(n, req, &out, idx, MPI_STATUSES_IGNORE);
-            CHECK(out != MPI_UNDEFINED && out > 0, "waitsome: outcount %d with %d of %d left", out, left, n);
-            if (out == MPI_UNDEFINED || out <= 0) break;
-            for (int j = 0; j < out; j++) {
-                CHECK(!done[idx[j]], "waitsome: request %d returned twice", idx[j]);
-                done[idx[j]] = 1, left--;
-            }
-        }
-        return "waitsome";
-    case 4: { /* overlap: compute between tests.  MPICH 5.0.2's MPI_Testall says MPI_ERR_IN_STATUS
-               * for the persistent collectives it runs, every status MPI_SUCCESS or MPI_ERR_PENDING
-               * (also when all have completed; bare MPICH too): that, and only that, is let pass */
-        MPI_Status st[NC * PER + 3];
-        for (flag = 0; !flag;) {
-            spin_us(2);
-            int rc = MPI_Testall(n, req, &flag, st);
-            for (int j = 0; rc == MPI_ERR_IN_STATUS && j < n; j++)
-                CHECK(st[j].MPI_ERROR == MPI_SUCCESS || st[j].MPI_ERROR == MPI_ERR_PENDING,
-                      "testall: request %d: error %d", j, st[j].MPI_ERROR);
-            CHECK(rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS, "testall: error %d", rc);
-        }
-        return "testall with compute";
-    }
-    case 5: /* a test at a time in this rank's own order, and Testany */
-        while (left > 0) {
-            int i = (int)((x = mix(x)) % (uint64_t)n);
-            if (done[i]) {
-                MPI_Testany(n, req, &out, &flag, MPI_STATUS_IGNORE);
-                if (flag && out != MPI_UNDEFINED) {
-                    CHECK(!done[out], "testany: request %d returned twice", out);
-                    done[out] = 1, left--;
-                }
-                continue;
-            }
-            MPI_Test(&req[i], &flag, MPI_STATUS_IGNORE);
-            if (flag) done[i] = 1, left--;
-        }
-        return "test in random order, testany";
-    case 6:
-        while (left > 0) {
-            spin_us(1);
-            MPI_Testsome(n, req, &out, idx, MPI_STATUSES_IGNORE);
-            CHECK(out != MPI_UNDEFINED, "testsome: no active request with %d of %d left", left, n);
-            if (out == MPI_UNDEFINED) break;
-            for (int j = 0; j < out; j++) {
-                CHECK(!done[idx[j]], "testsome: request %d returned twice", idx[j]);
-                done[idx[j]] = 1, left--;
-            }
-        }
-        return "testsome";
-    default: /* Request_get_status until it says complete, then Wait */
-        while (left > 0)
-            for (int i = 0; i < n; i++) {
-                if (done[i]) continue;
-                MPI_Request_get_status(req[i], &flag, MPI_STATUS_IGNORE);
-                if (flag) MPI_Wait(&req[i], MPI_STATUS_IGNORE), done[i] = 1, left--;
-            }
-        return "request_get_status, wait";
-    }
-}
-
 int main(int argc, char **argv)
 {
     int rounds = 24, expect_none = 0, expect_no_shm = 0;
@@ -480,6 +383,8 @@ int main(int argc, char **argv)
         }
 
     MPI_Request req[NC * PER + 3];
+
+    _Static_assert(NC * PER + 3 <= NB_COMPLETE_MAX, "complete_all takes at most NB_COMPLETE_MAX requests");
     long nb_in = 0, nb_out = 0;
     for (int r = 0; r < rounds; r++) {
         if (r == late) MPI_Barrier(comm[1]); /* its state: its starts run in the interposer now */
@@ -511,7 +416,7 @@ int main(int argc, char **argv)
         MPI_Isend(&out, 1, MPI_LONG, (wrank + 1) % wsize, r, MPI_COMM_WORLD, &req[n++]);
         uint64_t x = mix(seed ^ ((uint64_t)r << 32) ^ (uint64_t)wrank);
         if (x % 3 == 0) spin_us((double)(x >> 8 & 63)); /* overlap: compute before completing */
-        int mode = getenv("NODESHM_TEST_MODE") ? atoi(getenv("NODESHM_TEST_MODE")) : (int)((x >> 16) % 8);
+        int mode = getenv("NODESHM_TEST_MODE") ? atoi(getenv("NODESHM_TEST_MODE")) : (int)((x >> 16) % NB_COMPLETE_MODES);
         const char *how = complete_all(mode, n, req, x); /* NODESHM_TEST_MODE: one mode, to replay */
         for (int i = 0; i < NC * PER; i++) {
             CHECK(req[i] == p[i].req, "round %d: %s on comm %d: the persistent handle changed (%s)", r,
