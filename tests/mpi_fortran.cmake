@@ -10,6 +10,15 @@ if(NODESHM_FORTRAN_ENABLED AND EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   # several types in a file unless told to allow it (MPICH's mpif90 adds the flag, Open MPI's not)
   include(CheckFortranCompilerFlag)
   check_fortran_compiler_flag(-fallow-argument-mismatch NODESHM_F_ALLOW_MISMATCH)
+  # the MPI-4 persistent collectives (tests/mpi_fortran_persist.inc) where the MPI has all seven
+  # (CMakeLists.txt's check of mpi.h; Debian 12's Open MPI 4.1 has none, its MPICH 4.0 all)
+  set(_f_persist ON)
+  foreach(op BARRIER BCAST ALLREDUCE REDUCE GATHER SCATTER ALLGATHER)
+    if(NOT NSM_HAVE_MPI_${op}_INIT)
+      set(_f_persist OFF)
+    endif()
+  endforeach()
+  message(STATUS "nodeshm: Fortran tests of the persistent collectives: ${_f_persist}")
   foreach(variant mpi_fortran mpi_fortran_mpifh)
     foreach(link linked plain)
       set(exe ${variant})
@@ -19,6 +28,9 @@ if(NODESHM_FORTRAN_ENABLED AND EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
       add_executable(nodeshm_t_${exe} mpi_fortran.f90)
       set_target_properties(nodeshm_t_${exe} PROPERTIES OUTPUT_NAME ${exe}
         Fortran_MODULE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/fortran_${exe}")
+      if(_f_persist)
+        target_compile_definitions(nodeshm_t_${exe} PRIVATE NODESHM_F_PERSISTENT)
+      endif()
       if(variant STREQUAL "mpi_fortran_mpifh")
         target_compile_definitions(nodeshm_t_${exe} PRIVATE NODESHM_MPIFH)
         if(NODESHM_F_ALLOW_MISMATCH)
@@ -43,15 +55,20 @@ if(NODESHM_FORTRAN_ENABLED AND EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   if(NODESHM_MPI_FLAVOR STREQUAL "openmpi")
     list(APPEND _f_env "OMPI_MCA_osc=^ucx,rdma")
   endif()
-  # The newer ops (scans, reduce_scatter, alltoallw, non-blocking) are counted per op: on one
-  # node their windows are opened past the test's sizes on both MPIs (their defaults differ:
-  # Open MPI's igatherv/iscatterv are off, its small scans below a MIN), on pseudo-nodes they
+  # The newer ops (scans, reduce_scatter, alltoallw, non-blocking, persistent) are counted per
+  # op: on one node their windows are opened past the test's sizes on both MPIs (their defaults
+  # differ: Open MPI's igatherv/iscatterv are off, its small scans and persistent ops below a
+  # MIN), on pseudo-nodes they
   # keep the defaults, under which every one of them goes to the library between nodes.
   set(_f_newer_env NODESHM_MPI_SCAN_MIN=0 NODESHM_MPI_EXSCAN_MIN=0)
   foreach(op scan exscan reduce_scatter alltoallw ibcast iallreduce ireduce igather igatherv
-          iscatter iscatterv iallgather iallgatherv ialltoall ialltoallv)
+          iscatter iscatterv iallgather iallgatherv ialltoall ialltoallv bcast_init allreduce_init
+          reduce_init gather_init scatter_init allgather_init)
     string(TOUPPER ${op} _up)
     list(APPEND _f_newer_env NODESHM_MPI_${_up}_MAX=64k)
+    if(op MATCHES "_init$" AND NOT op STREQUAL "allreduce_init")
+      list(APPEND _f_newer_env NODESHM_MPI_${_up}_MIN=0) # Open MPI's start at 64-512 B
+    endif()
   endforeach()
   # Pass = exit status 0 (a rank crashing in MPI_Finalize fails it too, which a PASS regex
   # would hide) and no failed check in the output.
@@ -103,10 +120,20 @@ if(NODESHM_FORTRAN_ENABLED AND EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
       FAIL_REGULAR_EXPRESSION "${_f_fail}" ENVIRONMENT "${env}")
   endforeach()
   # the per-op counters catch an op handed to the library: one switched off must fail the run
-  nodeshm_add_script_test(NAME mpi_fortran_np2_handed TIMEOUT 180
-    ENV ${_f_env} ${_f_newer_env} NODESHM_MPI_DISABLE=ialltoallv EXPECT_FAILURE_TIMEOUT=150
-        EXPECT_FAILURE_MAX_SECONDS=120
-    COMMAND expect_failure.sh 2 "Fortran MPI_ialltoallv accelerated 0 calls, expected [1-9]"
-            $<TARGET_FILE:nodeshm_t_mpi_fortran> --expect-accel)
-  set_tests_properties(mpi_fortran_np2_handed PROPERTIES LABELS "script;mpi;np2;fortran")
+  # (a non-blocking op; where the test has them, the starts of a persistent one)
+  set(_f_handed "mpi_fortran_np2_handed|ialltoallv")
+  if(_f_persist)
+    list(APPEND _f_handed "mpi_fortran_np2_handed_persist|bcast_init")
+  endif()
+  foreach(row IN LISTS _f_handed)
+    string(REPLACE "|" ";" run "${row}")
+    list(GET run 0 name)
+    list(GET run 1 op)
+    nodeshm_add_script_test(NAME ${name} TIMEOUT 180
+      ENV ${_f_env} ${_f_newer_env} NODESHM_MPI_DISABLE=${op} EXPECT_FAILURE_TIMEOUT=150
+          EXPECT_FAILURE_MAX_SECONDS=120
+      COMMAND expect_failure.sh 2 "Fortran MPI_${op} accelerated 0 calls, expected [1-9]"
+              $<TARGET_FILE:nodeshm_t_mpi_fortran> --expect-accel)
+    set_tests_properties(${name} PROPERTIES LABELS "script;mpi;np2;fortran")
+  endforeach()
 endif()
