@@ -10,15 +10,26 @@ if(NODESHM_FORTRAN_ENABLED AND EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   # several types in a file unless told to allow it (MPICH's mpif90 adds the flag, Open MPI's not)
   include(CheckFortranCompilerFlag)
   check_fortran_compiler_flag(-fallow-argument-mismatch NODESHM_F_ALLOW_MISMATCH)
-  # the MPI-4 persistent collectives (tests/mpi_fortran_persist.inc) where the MPI has all seven
-  # (CMakeLists.txt's check of mpi.h; Debian 12's Open MPI 4.1 has none, its MPICH 4.0 all)
-  set(_f_persist ON)
-  foreach(op BARRIER BCAST ALLREDUCE REDUCE GATHER SCATTER ALLGATHER)
-    if(NOT NSM_HAVE_MPI_${op}_INIT)
-      set(_f_persist OFF)
-    endif()
-  endforeach()
-  message(STATUS "nodeshm: Fortran tests of the persistent collectives: ${_f_persist}")
+  # the MPI-4 persistent collectives (tests/mpi_fortran_persist.inc) where the MPI's Fortran
+  # library has all seven (Debian 12's Open MPI 4.1 has none, its MPICH 4.0 all): a program
+  # calling them must link (this file is read before CMakeLists.txt checks mpi.h for them)
+  include(CheckFortranSourceCompiles)
+  set(CMAKE_REQUIRED_LIBRARIES MPI::MPI_Fortran)
+  check_fortran_source_compiles([[
+program p
+  include 'mpif.h'
+  integer :: r(7), ierr, b(8)
+  call MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, r(1), ierr)
+  call MPI_Bcast_init(b, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, r(2), ierr)
+  call MPI_Allreduce_init(b, b(2), 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, r(3), ierr)
+  call MPI_Reduce_init(b, b(2), 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, MPI_INFO_NULL, r(4), ierr)
+  call MPI_Gather_init(b, 1, MPI_INTEGER, b(2), 1, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, r(5), ierr)
+  call MPI_Scatter_init(b, 1, MPI_INTEGER, b(2), 1, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, r(6), ierr)
+  call MPI_Allgather_init(b, 1, MPI_INTEGER, b(2), 1, MPI_INTEGER, MPI_COMM_WORLD, MPI_INFO_NULL, r(7), ierr)
+end program
+]] NODESHM_F_HAVE_PERSISTENT SRC_EXT f90)
+  unset(CMAKE_REQUIRED_LIBRARIES)
+  set(_f_persist ${NODESHM_F_HAVE_PERSISTENT})
   foreach(variant mpi_fortran mpi_fortran_mpifh)
     foreach(link linked plain)
       set(exe ${variant})
@@ -120,20 +131,12 @@ if(NODESHM_FORTRAN_ENABLED AND EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
       FAIL_REGULAR_EXPRESSION "${_f_fail}" ENVIRONMENT "${env}")
   endforeach()
   # the per-op counters catch an op handed to the library: one switched off must fail the run
-  # (a non-blocking op; where the test has them, the starts of a persistent one)
-  set(_f_handed "mpi_fortran_np2_handed|ialltoallv")
-  if(_f_persist)
-    list(APPEND _f_handed "mpi_fortran_np2_handed_persist|bcast_init")
-  endif()
-  foreach(row IN LISTS _f_handed)
-    string(REPLACE "|" ";" run "${row}")
-    list(GET run 0 name)
-    list(GET run 1 op)
-    nodeshm_add_script_test(NAME ${name} TIMEOUT 180
-      ENV ${_f_env} ${_f_newer_env} NODESHM_MPI_DISABLE=${op} EXPECT_FAILURE_TIMEOUT=150
-          EXPECT_FAILURE_MAX_SECONDS=120
-      COMMAND expect_failure.sh 2 "Fortran MPI_${op} accelerated 0 calls, expected [1-9]"
-              $<TARGET_FILE:nodeshm_t_mpi_fortran> --expect-accel)
-    set_tests_properties(${name} PROPERTIES LABELS "script;mpi;np2;fortran")
-  endforeach()
+  # (not a persistent one: Debian 12's MPICH 4.0.2, the one MPI here with them in Fortran, then
+  # runs it and its own Testall aborts the job, MPI_ERR_IN_STATUS, before the counters are read)
+  nodeshm_add_script_test(NAME mpi_fortran_np2_handed TIMEOUT 180
+    ENV ${_f_env} ${_f_newer_env} NODESHM_MPI_DISABLE=ialltoallv EXPECT_FAILURE_TIMEOUT=150
+        EXPECT_FAILURE_MAX_SECONDS=120
+    COMMAND expect_failure.sh 2 "Fortran MPI_ialltoallv accelerated 0 calls, expected [1-9]"
+            $<TARGET_FILE:nodeshm_t_mpi_fortran> --expect-accel)
+  set_tests_properties(mpi_fortran_np2_handed PROPERTIES LABELS "script;mpi;np2;fortran")
 endif()
