@@ -13,469 +13,38 @@
  * computing (4-8 ranks on 2 cores), and the late arrival that follows is the op's cost too.  The
  * time per call is then the loop's (slowest rank) minus the busiest rank's own compute (its delays
  * summed, / calls): what the op adds to a program's step, the same subtraction in both columns;
- * without imbalance that is the lockstep latency.  Test names get the suffix _imb<D>.
+ * without imbalance that is the lockstep latency.  Test names get the suffix _imb<D>.  A _c row
+ * gets its plain row's delays.
  *
- * -R r: the root of bcast, gather(v), scatter(v) and reduce (default 0); their rows are then
- * tests <op>_root<r>.
+ * -R r: the root of bcast, gather(v), scatter(v) and reduce and their _c rows (default 0); their
+ * rows are then tests <op>_root<r>.
  *
  * -c C: the compute between start and wait of the non-blocking *_ovl rows (us; 10 by default).
  *
+ * The rows (mpi_osu_rows.c): the blocking, non-blocking (i<op>, i<op>_ovl) and persistent
+ * (<op>_init) collectives, and the MPI-4 large-count twin <row>_c of each row whose entry has a
+ * MPI_<Op>_c in mpi.h (MPICH >= 4.1: all 33; Open MPI 5.0: none).  -o op,op: those rows, in that order (an
+ * unknown one is an error; the word _c: every _c row); without it every row but the _c ones
+ * (they run their rows' paths: the default run, and the report's, stay as long as they were).
+ *
+ * Before a row's size is timed, its result with the interposer must be the library's, on fresh
+ * data at every rank (check_row); a difference ends the run (exit 1) naming the row, size and rank.
+ *
  * Usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-d us] [-c us] [-R root] [-f] [--csv] [-o op,op...]
  * NODESHM_BENCH_QUICK=1: tiny sizes and few iterations (the test suite). */
+#include "mpi_osu.h"
+
 #include "nodeshm.h"
 #include "bench_util.h"
 #include "core/env.h"
-#include "nsm_bigcount_config.h" /* NSM_HAVE_MPI_<OP>_INIT: the persistent rows */
 
+#include <ctype.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-typedef struct bufs {
-    void *send, *recv;       /* size * max_bytes each */
-    int *counts, *displs;    /* [size]: v-variants, bytes per rank */
-    int rank, size;
-} bufs_t;
-
-/* One call of an op over `bytes` (per rank or per pair, as OSU counts), by the interposer
- * (pmpi = 0) or the MPI library (pmpi = 1). */
-typedef void (*op_fn)(int pmpi, bufs_t *b, int bytes, MPI_Comm comm);
-
-static int root; /* -R: the rooted ops' root (0: a node leader; 1 on 2 hosts: not one) */
-
-static void run_barrier(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    (void)b, (void)bytes;
-    pmpi ? PMPI_Barrier(comm) : MPI_Barrier(comm);
-}
-
-static void run_bcast(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    pmpi ? PMPI_Bcast(b->send, bytes, MPI_BYTE, root, comm) : MPI_Bcast(b->send, bytes, MPI_BYTE, root, comm);
-}
-
-static void run_allreduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    int n = bytes / 8;
-    pmpi ? PMPI_Allreduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm)
-         : MPI_Allreduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm);
-}
-
-static void run_gather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    pmpi ? PMPI_Gather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, root, comm)
-         : MPI_Gather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, root, comm);
-}
-
-/* ---- gather/scatter family (gatherv, scatter, scatterv, allgather, allgatherv): add here */
-
-/* v-variants with uniform counts, like osu_gatherv & co: bytes per rank, rank order */
-static void uniform_v(bufs_t *b, int bytes)
-{
-    for (int r = 0; r < b->size; r++) {
-        b->counts[r] = bytes;
-        b->displs[r] = r * bytes;
-    }
-}
-
-static void run_gatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    uniform_v(b, bytes);
-    pmpi ? PMPI_Gatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, root, comm)
-         : MPI_Gatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, root, comm);
-}
-
-static void run_scatter(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    pmpi ? PMPI_Scatter(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, root, comm)
-         : MPI_Scatter(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, root, comm);
-}
-
-static void run_scatterv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    uniform_v(b, bytes);
-    pmpi ? PMPI_Scatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, bytes, MPI_BYTE, root, comm)
-         : MPI_Scatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, bytes, MPI_BYTE, root, comm);
-}
-
-static void run_allgather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    pmpi ? PMPI_Allgather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm)
-         : MPI_Allgather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm);
-}
-
-static void run_allgatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    uniform_v(b, bytes);
-    pmpi ? PMPI_Allgatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm)
-         : MPI_Allgatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm);
-}
-
-/* ---- reduce/alltoall family (reduce, reduce_scatter_block, alltoall, alltoallv): add here */
-
-static void run_reduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    int n = bytes / 8;
-    pmpi ? PMPI_Reduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, root, comm)
-         : MPI_Reduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, root, comm);
-}
-
-/* bytes: the whole vector (as osu_reduce_scatter counts it), bytes / size per rank */
-static void run_reduce_scatter_block(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    int n = bytes / 8 / b->size;
-    pmpi ? PMPI_Reduce_scatter_block(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm)
-         : MPI_Reduce_scatter_block(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm);
-}
-
-/* bytes per rank pair */
-static void run_alltoall(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    pmpi ? PMPI_Alltoall(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm)
-         : MPI_Alltoall(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm);
-}
-
-/* uniform counts, like osu_alltoallv: bytes per rank pair */
-static void run_alltoallv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    for (int r = 0; r < b->size; r++) {
-        b->counts[r] = bytes;
-        b->displs[r] = r * bytes;
-    }
-    pmpi ? PMPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm)
-         : MPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm);
-}
-
-/* like a remap between pencils (LAMMPS' PPPM with kspace_modify collective yes): each rank
- * exchanges with the ranks of its own parity only, the other blocks are empty */
-static void run_alltoallv_sparse(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    for (int r = 0; r < b->size; r++) {
-        b->counts[r] = ((r ^ b->rank) & 1) ? 0 : bytes;
-        b->displs[r] = r * bytes;
-    }
-    pmpi ? PMPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm)
-         : MPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm);
-}
-
-/* ---- scans, reduce_scatter, alltoallw */
-
-/* message bytes (doubles, sum) */
-static void run_scan(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    int n = bytes / 8;
-    pmpi ? PMPI_Scan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm)
-         : MPI_Scan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm);
-}
-
-static void run_exscan(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    int n = bytes / 8;
-    pmpi ? PMPI_Exscan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm)
-         : MPI_Exscan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm);
-}
-
-/* bytes: the whole vector; irregular blocks, rank r's about (r + 1) shares of size (size + 1) / 2 */
-static void run_reduce_scatter(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    int n = bytes / 8, left = n, shares = b->size * (b->size + 1) / 2;
-    for (int r = 0; r < b->size; r++) {
-        b->counts[r] = r == b->size - 1 ? left : (int)((long)n * (r + 1) / shares);
-        left -= b->counts[r];
-    }
-    pmpi ? PMPI_Reduce_scatter(b->send, b->recv, b->counts, MPI_DOUBLE, MPI_SUM, comm)
-         : MPI_Reduce_scatter(b->send, b->recv, b->counts, MPI_DOUBLE, MPI_SUM, comm);
-}
-
-/* bytes per rank pair, like alltoallv's row, with a datatype per pair (all MPI_BYTE) */
-static void run_alltoallw(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    static MPI_Datatype *types;
-    if (!types && !(types = malloc(sizeof *types * (size_t)b->size))) MPI_Abort(comm, 1);
-    for (int r = 0; r < b->size; r++) {
-        b->counts[r] = bytes;
-        b->displs[r] = r * bytes;
-        types[r] = MPI_BYTE;
-    }
-    pmpi ? PMPI_Alltoallw(b->send, b->counts, b->displs, types, b->recv, b->counts, b->displs, types, comm)
-         : MPI_Alltoallw(b->send, b->counts, b->displs, types, b->recv, b->counts, b->displs, types, comm);
-}
-
-/* ---- non-blocking forms: start, then wait at once (latency), or with overlap_ns of compute
- * between (the _ovl rows: the time shown is the loop's minus that compute, what the collective
- * adds to it; a collective that progressed meanwhile adds little) */
-static long overlap_ns = 10000;
-static void compute(long ns);
-
-static void nb_wait(int pmpi, MPI_Request *r, int ovl)
-{
-    if (ovl) compute(overlap_ns);
-    pmpi ? PMPI_Wait(r, MPI_STATUS_IGNORE) : MPI_Wait(r, MPI_STATUS_IGNORE);
-}
-
-static void ibarrier(int pmpi, MPI_Comm comm, int ovl)
-{
-    MPI_Request r;
-    pmpi ? PMPI_Ibarrier(comm, &r) : MPI_Ibarrier(comm, &r);
-    nb_wait(pmpi, &r, ovl);
-}
-
-static void ibcast(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
-{
-    MPI_Request r;
-    pmpi ? PMPI_Ibcast(b->send, bytes, MPI_BYTE, 0, comm, &r) : MPI_Ibcast(b->send, bytes, MPI_BYTE, 0, comm, &r);
-    nb_wait(pmpi, &r, ovl);
-}
-
-static void iallreduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
-{
-    MPI_Request r;
-    int n = bytes / 8;
-    pmpi ? PMPI_Iallreduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm, &r)
-         : MPI_Iallreduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, comm, &r);
-    nb_wait(pmpi, &r, ovl);
-}
-
-static void ireduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
-{
-    MPI_Request r;
-    int n = bytes / 8;
-    pmpi ? PMPI_Ireduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, 0, comm, &r)
-         : MPI_Ireduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, 0, comm, &r);
-    nb_wait(pmpi, &r, ovl);
-}
-
-static void igather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
-{
-    MPI_Request r;
-    pmpi ? PMPI_Igather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm, &r)
-         : MPI_Igather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm, &r);
-    nb_wait(pmpi, &r, ovl);
-}
-
-static void iscatter(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
-{
-    MPI_Request r;
-    pmpi ? PMPI_Iscatter(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm, &r)
-         : MPI_Iscatter(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm, &r);
-    nb_wait(pmpi, &r, ovl);
-}
-
-static void iallgather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
-{
-    MPI_Request r;
-    pmpi ? PMPI_Iallgather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm, &r)
-         : MPI_Iallgather(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm, &r);
-    nb_wait(pmpi, &r, ovl);
-}
-
-/* v-forms with uniform counts (uniform_v), alltoall(v): bytes per rank (pair) */
-static void igatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
-{
-    MPI_Request r;
-    uniform_v(b, bytes);
-    pmpi ? PMPI_Igatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, 0, comm, &r)
-         : MPI_Igatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, 0, comm, &r);
-    nb_wait(pmpi, &r, ovl);
-}
-
-static void iscatterv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
-{
-    MPI_Request r;
-    uniform_v(b, bytes);
-    pmpi ? PMPI_Iscatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm, &r)
-         : MPI_Iscatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, bytes, MPI_BYTE, 0, comm, &r);
-    nb_wait(pmpi, &r, ovl);
-}
-
-static void iallgatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
-{
-    MPI_Request r;
-    uniform_v(b, bytes);
-    pmpi ? PMPI_Iallgatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm, &r)
-         : MPI_Iallgatherv(b->send, bytes, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm, &r);
-    nb_wait(pmpi, &r, ovl);
-}
-
-static void ialltoall(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
-{
-    MPI_Request r;
-    pmpi ? PMPI_Ialltoall(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm, &r)
-         : MPI_Ialltoall(b->send, bytes, MPI_BYTE, b->recv, bytes, MPI_BYTE, comm, &r);
-    nb_wait(pmpi, &r, ovl);
-}
-
-static void ialltoallv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
-{
-    MPI_Request r;
-    uniform_v(b, bytes);
-    pmpi ? PMPI_Ialltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm, &r)
-         : MPI_Ialltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, comm, &r);
-    nb_wait(pmpi, &r, ovl);
-}
-
-static void run_igatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { igatherv(pmpi, b, bytes, comm, 0); }
-static void run_iscatterv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iscatterv(pmpi, b, bytes, comm, 0); }
-static void run_iallgatherv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iallgatherv(pmpi, b, bytes, comm, 0); }
-static void run_ialltoall(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ialltoall(pmpi, b, bytes, comm, 0); }
-static void run_ialltoallv(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ialltoallv(pmpi, b, bytes, comm, 0); }
-static void run_ialltoall_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ialltoall(pmpi, b, bytes, comm, 1); }
-static void run_ialltoallv_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ialltoallv(pmpi, b, bytes, comm, 1); }
-
-static void run_ireduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ireduce(pmpi, b, bytes, comm, 0); }
-static void run_igather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { igather(pmpi, b, bytes, comm, 0); }
-static void run_iscatter(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iscatter(pmpi, b, bytes, comm, 0); }
-static void run_iallgather(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iallgather(pmpi, b, bytes, comm, 0); }
-static void run_iallgather_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iallgather(pmpi, b, bytes, comm, 1); }
-
-static void run_ibarrier(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { (void)b, (void)bytes, ibarrier(pmpi, comm, 0); }
-static void run_ibarrier_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { (void)b, (void)bytes, ibarrier(pmpi, comm, 1); }
-static void run_ibcast(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ibcast(pmpi, b, bytes, comm, 0); }
-static void run_ibcast_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { ibcast(pmpi, b, bytes, comm, 1); }
-static void run_iallreduce(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iallreduce(pmpi, b, bytes, comm, 0); }
-static void run_iallreduce_ovl(int pmpi, bufs_t *b, int bytes, MPI_Comm comm) { iallreduce(pmpi, b, bytes, comm, 1); }
-
-/* ---- persistent forms (MPI-4 MPI_<Op>_init, where the MPI has them): one request per size and
- * column, made at its first call (the warm-up) and freed at the next size; a call is MPI_Start
- * then MPI_Wait.  Roots 0, as the non-blocking rows. */
-#ifdef NSM_HAVE_MPI_BCAST_INIT
-typedef struct pslot {
-    op_fn fn;
-    int bytes;
-    MPI_Request r;
-} pslot_t;
-static pslot_t pslot[2] = {{NULL, -1, MPI_REQUEST_NULL}, {NULL, -1, MPI_REQUEST_NULL}};
-
-static void persist_free(int pmpi)
-{
-    if (pslot[pmpi].r != MPI_REQUEST_NULL) pmpi ? PMPI_Request_free(&pslot[pmpi].r) : MPI_Request_free(&pslot[pmpi].r);
-    pslot[pmpi].fn = NULL;
-}
-
-enum { P_BARRIER, P_BCAST, P_ALLREDUCE, P_REDUCE, P_GATHER, P_SCATTER, P_ALLGATHER };
-static void persist_run(int pmpi, op_fn fn, int which, bufs_t *b, int bytes, MPI_Comm comm)
-{
-    pslot_t *s = &pslot[pmpi];
-    if (s->fn != fn || s->bytes != bytes) {
-        persist_free(pmpi);
-        int n = bytes / 8;
-        void *sb = b->send, *rb = b->recv;
-        MPI_Request *r = &s->r;
-        MPI_Info in = MPI_INFO_NULL;
-        switch (which) {
-        case P_BARRIER: pmpi ? PMPI_Barrier_init(comm, in, r) : MPI_Barrier_init(comm, in, r); break;
-        case P_BCAST:
-            pmpi ? PMPI_Bcast_init(sb, bytes, MPI_BYTE, 0, comm, in, r) : MPI_Bcast_init(sb, bytes, MPI_BYTE, 0, comm, in, r);
-            break;
-        case P_ALLREDUCE:
-            pmpi ? PMPI_Allreduce_init(sb, rb, n, MPI_DOUBLE, MPI_SUM, comm, in, r)
-                 : MPI_Allreduce_init(sb, rb, n, MPI_DOUBLE, MPI_SUM, comm, in, r);
-            break;
-        case P_REDUCE:
-            pmpi ? PMPI_Reduce_init(sb, rb, n, MPI_DOUBLE, MPI_SUM, 0, comm, in, r)
-                 : MPI_Reduce_init(sb, rb, n, MPI_DOUBLE, MPI_SUM, 0, comm, in, r);
-            break;
-        case P_GATHER:
-            pmpi ? PMPI_Gather_init(sb, bytes, MPI_BYTE, rb, bytes, MPI_BYTE, 0, comm, in, r)
-                 : MPI_Gather_init(sb, bytes, MPI_BYTE, rb, bytes, MPI_BYTE, 0, comm, in, r);
-            break;
-        case P_SCATTER:
-            pmpi ? PMPI_Scatter_init(sb, bytes, MPI_BYTE, rb, bytes, MPI_BYTE, 0, comm, in, r)
-                 : MPI_Scatter_init(sb, bytes, MPI_BYTE, rb, bytes, MPI_BYTE, 0, comm, in, r);
-            break;
-        default:
-            pmpi ? PMPI_Allgather_init(sb, bytes, MPI_BYTE, rb, bytes, MPI_BYTE, comm, in, r)
-                 : MPI_Allgather_init(sb, bytes, MPI_BYTE, rb, bytes, MPI_BYTE, comm, in, r);
-        }
-        s->fn = fn;
-        s->bytes = bytes;
-    }
-    pmpi ? PMPI_Start(&s->r) : MPI_Start(&s->r);
-    pmpi ? PMPI_Wait(&s->r, MPI_STATUS_IGNORE) : MPI_Wait(&s->r, MPI_STATUS_IGNORE);
-}
-#define PERSIST_ROW(name, which)                                                                   \
-    static void run_##name(int pmpi, bufs_t *b, int bytes, MPI_Comm comm)                          \
-    {                                                                                              \
-        persist_run(pmpi, run_##name, which, b, bytes, comm);                                      \
-    }
-PERSIST_ROW(barrier_init, P_BARRIER)
-PERSIST_ROW(bcast_init, P_BCAST)
-PERSIST_ROW(allreduce_init, P_ALLREDUCE)
-PERSIST_ROW(reduce_init, P_REDUCE)
-PERSIST_ROW(gather_init, P_GATHER)
-PERSIST_ROW(scatter_init, P_SCATTER)
-PERSIST_ROW(allgather_init, P_ALLGATHER)
-#else
-static void persist_free(int pmpi) { (void)pmpi; }
-#endif
-
-typedef struct op_desc {
-    const char *name;
-    op_fn fn;
-    int sized;      /* 0: barrier */
-    int min_bytes;  /* e.g. 8 for double reductions */
-    int overlap;    /* computes overlap_ns per call between start and wait */
-} op_desc_t;
-
-static const op_desc_t ops[] = {
-    {"barrier", run_barrier, 0, 0, 0},
-    {"bcast", run_bcast, 1, 1, 0},
-    {"gather", run_gather, 1, 1, 0},
-    /* gather/scatter family rows */
-    {"gatherv", run_gatherv, 1, 1, 0},
-    {"scatter", run_scatter, 1, 1, 0},
-    {"scatterv", run_scatterv, 1, 1, 0},
-    {"allgather", run_allgather, 1, 1, 0},
-    {"allgatherv", run_allgatherv, 1, 1, 0},
-    {"allreduce", run_allreduce, 1, 8, 0},
-    /* reduce/alltoall family rows */
-    {"reduce", run_reduce, 1, 8, 0},
-    {"reduce_scatter_block", run_reduce_scatter_block, 1, 64, 0}, /* 8 ranks x 1 double */
-    {"alltoall", run_alltoall, 1, 1, 0},
-    {"alltoallv", run_alltoallv, 1, 1, 0},
-    {"alltoallv_sparse", run_alltoallv_sparse, 1, 1, 0},
-    {"scan", run_scan, 1, 8, 0},
-    {"exscan", run_exscan, 1, 8, 0},
-    {"reduce_scatter", run_reduce_scatter, 1, 64, 0}, /* 8 ranks x 1 double */
-    {"alltoallw", run_alltoallw, 1, 1, 0},
-    {"ibarrier", run_ibarrier, 0, 0, 0},
-    {"ibcast", run_ibcast, 1, 1, 0},
-    {"iallreduce", run_iallreduce, 1, 8, 0},
-    {"ireduce", run_ireduce, 1, 8, 0},
-    {"igather", run_igather, 1, 1, 0},
-    {"iscatter", run_iscatter, 1, 1, 0},
-    {"iallgather", run_iallgather, 1, 1, 0},
-    {"igatherv", run_igatherv, 1, 1, 0},
-    {"iscatterv", run_iscatterv, 1, 1, 0},
-    {"iallgatherv", run_iallgatherv, 1, 1, 0},
-    {"ialltoall", run_ialltoall, 1, 1, 0},
-    {"ialltoallv", run_ialltoallv, 1, 1, 0},
-    {"ibarrier_ovl", run_ibarrier_ovl, 0, 0, 1},
-    {"ibcast_ovl", run_ibcast_ovl, 1, 1, 1},
-    {"iallreduce_ovl", run_iallreduce_ovl, 1, 8, 1},
-    {"iallgather_ovl", run_iallgather_ovl, 1, 1, 1},
-    {"ialltoall_ovl", run_ialltoall_ovl, 1, 1, 1},
-    {"ialltoallv_ovl", run_ialltoallv_ovl, 1, 1, 1},
-#ifdef NSM_HAVE_MPI_BCAST_INIT
-    {"barrier_init", run_barrier_init, 0, 0, 0},
-    {"bcast_init", run_bcast_init, 1, 1, 0},
-    {"allreduce_init", run_allreduce_init, 1, 8, 0},
-    {"reduce_init", run_reduce_init, 1, 8, 0},
-    {"gather_init", run_gather_init, 1, 1, 0},
-    {"scatter_init", run_scatter_init, 1, 1, 0},
-    {"allgather_init", run_allgather_init, 1, 1, 0},
-#endif
-};
-#define NOPS (int)(sizeof ops / sizeof *ops)
-
-static int is_rooted(op_fn fn)
-{
-    return fn == run_bcast || fn == run_gather || fn == run_gatherv || fn == run_scatter || fn == run_scatterv ||
-           fn == run_reduce;
-}
 
 static int cmp(const void *x, const void *y)
 {
@@ -511,7 +80,7 @@ static long cpu_ns(void)
 }
 
 /* ns of this thread's CPU time: work, stretched in wall time when the core is taken */
-static void compute(long ns)
+void osu_compute(long ns)
 {
     long end = cpu_ns() + ns;
     while (cpu_ns() < end) {
@@ -520,31 +89,118 @@ static void compute(long ns)
 
 /* Mean time per call of `iters` calls, max over ranks; with imbalance, minus the busiest rank's
  * compute per call. */
-static double batch(const op_desc_t *op, int pmpi, bufs_t *b, int bytes, int iters)
+static double batch(const op_desc_t *op, int lib, bufs_t *b, int bytes, int iters)
 {
+    int f = op->form | lib;
     PMPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     if (delay_max_ns)
         for (int i = 0; i < iters; i++) {
-            compute(delays[i]);
-            op->fn(pmpi, b, bytes, MPI_COMM_WORLD);
+            osu_compute(delays[i]);
+            op->fn(f, b, bytes, MPI_COMM_WORLD);
         }
     else
-        for (int i = 0; i < iters; i++) op->fn(pmpi, b, bytes, MPI_COMM_WORLD);
+        for (int i = 0; i < iters; i++) op->fn(f, b, bytes, MPI_COMM_WORLD);
     double in[2] = {MPI_Wtime() - t0, 0}, mx[2];
     for (int i = 0; delay_max_ns && i < iters; i++) in[1] += delays[i] * 1e-9;
-    if (op->overlap) in[1] += overlap_ns * 1e-9 * iters;
+    if (op->overlap) in[1] += osu_overlap_ns * 1e-9 * iters;
     PMPI_Allreduce(in, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return (mx[0] - mx[1]) / iters;
 }
 
-/* A bad command line: every rank sees the same arguments, so all end here together; rank 0 has
- * said what is wrong.  Not MPI_Abort: another rank's abort could kill rank 0 before its message
- * was out (bench_cli_errors lost it once under MPICH). */
-static void bad_args(void)
+/* The run ends with `status` on every rank together (each knows it must: the same arguments, or
+ * an agreed verdict); the ranks have said what is wrong.  Not MPI_Abort: another rank's abort
+ * could kill rank 0 before its message was out (bench_cli_errors lost it once under MPICH). */
+static void finish(int status)
 {
+    osu_persist_free(0);
+    osu_persist_free(OSU_LIB);
     MPI_Finalize();
-    exit(2);
+    exit(status);
+}
+static void bad_args(void) { finish(2); }
+
+/* ---- the value check (check_row): a row's call by the interposer leaves what the library's
+ * leaves in the send and receive buffers of every rank (size x bytes of each), on fresh data:
+ * random bytes, and for the rows on doubles small integers, whose sums are exact in any order.
+ * The receive buffer of exscan's rank 0 is undefined: not compared. */
+static void random_bytes(unsigned char *p, long from, long n, uint64_t seed)
+{
+    for (long i = from; i < n; i += 8) {
+        uint64_t x = mix64(seed ^ (uint64_t)i);
+        for (long j = i; j < n && j < i + 8; j++, x >>= 8) p[j] = (unsigned char)x;
+    }
+}
+
+static void fill(bufs_t *b, long n, int dbl, uint64_t seed)
+{
+    long i = 0;
+    for (; dbl && i + 8 <= n; i += 8) ((double *)b->send)[i / 8] = (double)(mix64(seed ^ (uint64_t)i) % 1000);
+    random_bytes(b->send, i, n, seed);
+    random_bytes(b->recv, 0, n, ~seed);
+}
+
+/* 0 if the interposer's result is the library's on every rank; else this rank says where not.
+ * ref: 2 x size x bytes. */
+static int check_row(const op_desc_t *op, bufs_t *b, int bytes, unsigned char *ref, uint64_t seed)
+{
+    long n = (long)b->size * bytes;
+    int dbl = op->min_bytes >= 8, nbuf = b->rank == 0 && !strncmp(op->name, "exscan", 6) ? 1 : 2, bad = 0, any;
+    fill(b, n, dbl, seed);
+    op->fn(op->form | OSU_LIB, b, bytes, MPI_COMM_WORLD);
+    memcpy(ref, b->send, (size_t)n);
+    memcpy(ref + n, b->recv, (size_t)n);
+    fill(b, n, dbl, seed);
+    op->fn(op->form, b, bytes, MPI_COMM_WORLD);
+    const unsigned char *got[2] = {b->send, b->recv};
+    for (int k = 0; k < nbuf && !bad; k++)
+        for (long i = 0; i < n; i++)
+            if (got[k][i] != ref[k * n + i]) {
+                fprintf(stderr, "mpi_osu: %s, %d bytes, rank %d: the %s buffer's byte %ld is 0x%02x with "
+                        "libnodeshm_mpi, 0x%02x with the MPI library (PMPI_*): wrong result\n",
+                        op->name, bytes, b->rank, k ? "receive" : "send", i, got[k][i], ref[k * n + i]);
+                bad = 1;
+                break;
+            }
+    PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any;
+}
+
+static int find_row(const char *name, int len)
+{
+    for (int o = 0; o < osu_nops; o++)
+        if ((int)strlen(osu_ops[o].name) == len && !strncmp(osu_ops[o].name, name, (size_t)len)) return o;
+    return -1;
+}
+
+/* -o's rows, in its order, into pick (room: osu_nops per word); how many.  Without -o every row
+ * but the _c twins (the same paths as their rows: named, or the word _c for all of them, in the
+ * table's order).  An unknown name is an error, and a _c row this MPI lacks says so. */
+static int pick_rows(const char *only, int *pick, int rank)
+{
+    int n = 0;
+    for (int o = 0; !only && o < osu_nops; o++)
+        if (!osu_ops[o].form) pick[n++] = o;
+    for (const char *p = only; p; p = p[strcspn(p, ",")] ? p + strcspn(p, ",") + 1 : NULL) {
+        int len = (int)strcspn(p, ","), o = find_row(p, len), all_c = len == 2 && !strncmp(p, "_c", 2), had = n;
+        for (int t = 0; all_c && t < osu_nops; t++)
+            if (osu_ops[t].form & OSU_C) pick[n++] = t;
+        if (o >= 0) pick[n++] = o;
+        if (n > had) continue;
+        int twin = len > 2 && !strncmp(p + len - 2, "_c", 2) && find_row(p, len - 2) >= 0;
+        if (rank == 0 && (all_c || twin)) {
+            char entry[48] = "MPI_<Op>_c";
+            if (twin) snprintf(entry, sizeof entry, "MPI_%c%.*s", toupper((unsigned char)p[0]), len > 40 ? 40 : len - 1, p + 1);
+            fprintf(stderr, "mpi_osu: -o: no row '%.*s': the MPI's mpi.h has no %s (MPI-4 large counts: "
+                    "MPICH >= 4.1 has them, Open MPI 5.0 none)\n", len, p, entry);
+        } else if (rank == 0) {
+            fprintf(stderr, "mpi_osu: -o: unknown op '%.*s' in '%s'; the ops:", len, p, only);
+            for (o = 0; o < osu_nops; o++) fprintf(stderr, " %s", osu_ops[o].name);
+            fprintf(stderr, ", or _c for every <row>_c\n");
+        }
+        bad_args();
+    }
+    return n;
 }
 
 /* A time in us on the command line (0 to 1 s), in ns. */
@@ -563,7 +219,8 @@ static void usage(int rank)
 {
     if (rank == 0)
         fprintf(stderr, "usage: mpi_osu [-m [min:]max] [-i iters] [-x warmup] [-r reps] [-f] [--csv] "
-                        "[-d max_delay_us] [-c overlap_us] [-R root] [-o op,op...]   (--cold: not here; NODESHM_BENCH_REPS: default reps)\n");
+                        "[-d max_delay_us] [-c overlap_us] [-R root] [-o op,op...]   (-o: those rows in that order; "
+                        "<row>_c: its MPI_<Op>_c, _c: all of them; --cold: not here; NODESHM_BENCH_REPS: default reps)\n");
     bad_args();
 }
 
@@ -604,9 +261,9 @@ int main(int argc, char **argv)
                 if (rank == 0) fprintf(stderr, "mpi_osu: -R %s: expected a root rank, 0 to %d\n", argv[i], size - 1);
                 bad_args();
             }
-            root = (int)r;
+            osu_root = (int)r;
         }
-        else if (!strcmp(a, "-c") && i + 1 < argc) overlap_ns = ns_arg("-c", argv[++i], "a compute time", rank);
+        else if (!strcmp(a, "-c") && i + 1 < argc) osu_overlap_ns = ns_arg("-c", argv[++i], "a compute time", rank);
         else if (!strcmp(a, "-f")) full = 1;
         else if (!strcmp(a, "--csv")) csv = 1;
         else if (!strcmp(a, "--cold")) {
@@ -620,6 +277,12 @@ int main(int argc, char **argv)
     if (min_bytes < 1 || max_bytes < min_bytes || max_bytes > (1L << 30) || reps < 1 || warmup < 0)
         usage(rank);
 
+    int npick = osu_nops;
+    for (const char *p = only; p && *p; p++) npick += *p == ',' ? osu_nops : 0;
+    int *pick = malloc(sizeof(int) * (size_t)npick);
+    if (!pick) MPI_Abort(MPI_COMM_WORLD, 1);
+    npick = pick_rows(only, pick, rank);
+
     bufs_t b = {0};
     b.rank = rank;
     b.size = size;
@@ -627,10 +290,13 @@ int main(int argc, char **argv)
     b.recv = calloc((size_t)max_bytes * (size_t)size, 1);
     b.counts = calloc((size_t)size, sizeof(int));
     b.displs = calloc((size_t)size, sizeof(int));
+    b.ccounts = calloc((size_t)size, sizeof(MPI_Count));
+    b.cdispls = calloc((size_t)size, sizeof(MPI_Aint));
+    unsigned char *ref = malloc((size_t)max_bytes * (size_t)size * 2); /* check_row's */
     double *tl = malloc(sizeof(double) * (size_t)reps), *tn = malloc(sizeof(double) * (size_t)reps);
     int max_iters = iters > 0 ? iters : 400;
     delays = calloc((size_t)max_iters, sizeof(long));
-    if (!b.send || !b.recv || !b.counts || !b.displs || !tl || !tn || !delays) {
+    if (!b.send || !b.recv || !b.counts || !b.displs || !b.ccounts || !b.cdispls || !ref || !tl || !tn || !delays) {
         fprintf(stderr, "mpi_osu: out of memory for %ld-byte buffers\n", max_bytes * size);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -645,7 +311,7 @@ int main(int argc, char **argv)
             printf("# %d ranks: latency in us (median of %d), MPI library (PMPI_*) vs with "
                    "libnodeshm_mpi (MPI_*); ratio = MPI lib / nodeshm\n", size, reps);
             printf("# *_ovl rows: start, %g us of compute, wait; time = loop per call minus the compute\n",
-                   overlap_ns / 1000.0);
+                   osu_overlap_ns / 1000.0);
             if (delay_max_ns)
                 printf("# imbalance: each call after 0-%g us of compute per rank (same delays in both "
                        "columns); time = loop per call minus the busiest rank's compute\n",
@@ -654,26 +320,23 @@ int main(int argc, char **argv)
                    full ? "   lib min/max    nodeshm min/max" : "");
         }
     }
-    for (int o = 0; o < NOPS; o++) {
-        const op_desc_t *op = &ops[o];
-        if (only) {
-            char pat[64];
-            snprintf(pat, sizeof pat, ",%s,", op->name);
-            char list[512];
-            snprintf(list, sizeof list, ",%s,", only);
-            if (!strstr(list, pat)) continue;
-        }
+    for (int k = 0; k < npick; k++) {
+        int o = pick[k], plain = 0;
+        const op_desc_t *op = &osu_ops[o];
+        while (osu_ops[plain].fn != op->fn) plain++; /* a _c twin: its row's delays (-d) */
         long lo = op->sized ? (min_bytes < op->min_bytes ? op->min_bytes : min_bytes) : 0;
         for (long bytes = lo; bytes <= (op->sized ? max_bytes : 0); bytes = bytes ? bytes * 2 : 1) {
             if (op->sized && bytes % op->min_bytes) continue;
             int n = iters > 0 ? iters : quick ? 5 : bytes >= 262144 ? 20 : bytes >= 16384 ? 100 : 400;
+            if (op->sized && check_row(op, &b, (int)bytes, ref, mix64(mix64((uint64_t)o << 32 | (uint64_t)rank) ^ (uint64_t)bytes)))
+                finish(1);
             for (int w = 0; w < warmup; w++) {
-                op->fn(1, &b, (int)bytes, MPI_COMM_WORLD);
-                op->fn(0, &b, (int)bytes, MPI_COMM_WORLD);
+                op->fn(op->form | OSU_LIB, &b, (int)bytes, MPI_COMM_WORLD);
+                op->fn(op->form, &b, (int)bytes, MPI_COMM_WORLD);
             }
             for (int r = 0; r < reps; r++) { /* alternate: both see the same machine noise */
-                if (delay_max_ns) make_delays(rank, o, bytes, r, n);
-                tl[r] = batch(op, 1, &b, (int)bytes, n) * 1e6;
+                if (delay_max_ns) make_delays(rank, plain, bytes, r, n);
+                tl[r] = batch(op, OSU_LIB, &b, (int)bytes, n) * 1e6;
                 tn[r] = batch(op, 0, &b, (int)bytes, n) * 1e6;
             }
             qsort(tl, (size_t)reps, sizeof(double), cmp);
@@ -681,7 +344,7 @@ int main(int argc, char **argv)
             double ml = tl[reps / 2], mn = tn[reps / 2];
             if (rank == 0) {
                 char name[64], rooted[16] = "";
-                if (root && is_rooted(op->fn)) snprintf(rooted, sizeof rooted, "_root%d", root);
+                if (osu_root && op->rooted) snprintf(rooted, sizeof rooted, "_root%d", osu_root);
                 if (delay_max_ns) snprintf(name, sizeof name, "%s%s_imb%g", op->name, rooted, delay_max_ns / 1000.0);
                 else snprintf(name, sizeof name, "%s%s", op->name, rooted);
                 if (csv) {
@@ -699,8 +362,10 @@ int main(int argc, char **argv)
             if (!op->sized) break;
         }
     }
-    persist_free(0);
-    persist_free(1);
+    osu_persist_free(0);
+    osu_persist_free(OSU_LIB);
+    free(pick);
+    free(ref);
     free(tl);
     free(tn);
     free(delays);
@@ -708,6 +373,8 @@ int main(int argc, char **argv)
     free(b.recv);
     free(b.counts);
     free(b.displs);
+    free(b.ccounts);
+    free(b.cdispls);
     MPI_Finalize();
     return 0;
 }

@@ -27,6 +27,11 @@ nodeshm_add_script_test(NAME bench_cli_coll_np3 TIMEOUT 300 ENV ${_bench_env}
   COMMAND bench_cli.sh coll 3)
 nodeshm_add_script_test(NAME bench_cli_map_np1 TIMEOUT 300 ENV ${_bench_env}
   COMMAND bench_cli.sh map 1)
+# libnodeshm_mpi's MPI-4 large-count entries in nodeshm-bench-mpi_osu: its <row>_c rows at 3 ranks
+if(EXISTS "${PROJECT_SOURCE_DIR}/bench/mpi_osu.c" AND EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
+  nodeshm_add_script_test(NAME bench_cli_osu_c_np3 TIMEOUT 300 ENV ${_bench_env}
+    COMMAND bench_cli.sh osu_c 3)
+endif()
 # 4 PEs: dt's multi-pair run (dt-multi, -p 2) and 2 concurrent pairs, hot and --cold
 nodeshm_add_script_test(NAME bench_cli_dt_np4 TIMEOUT 300 ENV ${_bench_env}
   COMMAND bench_cli.sh dt 4)

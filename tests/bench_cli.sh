@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: bench_cli.sh SUBCOMMAND [NP [HOSTS]] | errors
+# Usage: bench_cli.sh SUBCOMMAND [NP [HOSTS]] | errors | osu_c [NP]
 # Runs `nodeshm-bench SUBCOMMAND --quick [-n NP]` (tiny sizes, few iterations) and checks the output's
 # shape and sanity with bench_check.py: --json always; for p2p also --csv and the human tables
 # with -f; for coll also -d 10 (every libnodeshm_mpi op with late ranks); for map the matrix
@@ -7,6 +7,9 @@
 # (bench_check.py cold: only *_cold tests, the expected mechanisms).
 # `errors`: bad flags get a clear message and exit status 2, from the driver and from a program;
 # --cold where it does not apply, and rings that cannot fit the budget or the symmetric heap.
+# `osu_c`: nodeshm-bench-mpi_osu's MPI-4 large-count rows (<row>_c, MPI_<Op>_c), one per entry
+# this MPI's mpi.h has (nsm_bigcount_config.h), both columns each (the program first checks each
+# size's values against the library's), in -o's order; where the MPI has none, -o says so.
 # HOSTS: the --json run goes on that many emulated hosts (nodeshm-bench --hosts): every run
 # on them, every row a test <test>_hosts<HOSTS> (never a one-node name), and p2p's between-node
 # tables there; exit 77 (skipped) where this machine cannot make the hosts' namespaces.
@@ -62,6 +65,10 @@ if [ "$sub" = errors ]; then
   echo "mpi_osu -d ten -> $rc: $(head -n1 <<<"$out")"
   [ $rc -eq 2 ] && grep -q "^mpi_osu: -d ten: expected a delay in us, 0 to 1000000" <<<"$out" ||
     { echo "FAIL: nodeshm-bench-mpi_osu -d ten: rc $rc: $out"; fail=1; }
+  out=$(timeout 60 "$OSHRUN" -np 2 "$NODESHM_BUILD_DIR/bench/nodeshm-bench-mpi_osu" -o bcast,nosuch 2>&1); rc=$?
+  echo "mpi_osu -o bcast,nosuch -> $rc: $(head -n1 <<<"$out")"
+  [ $rc -eq 2 ] && grep -q "^mpi_osu: -o: unknown op 'nosuch' in 'bcast,nosuch'; the ops: barrier bcast " <<<"$out" ||
+    { echo "FAIL: nodeshm-bench-mpi_osu -o nosuch: rc $rc: $out"; fail=1; }
   # --cold: the cap is reported; a ring that cannot hold one buffer is an error naming --cold
   # and the size (the memory budget; the symmetric heap)
   p2p=$NODESHM_BUILD_DIR/bench/nodeshm-bench-p2p
@@ -82,6 +89,46 @@ if [ "$sub" = errors ]; then
 fi
 
 export NODESHM_BENCH_QUICK=1
+if [ "$sub" = osu_c ]; then
+  osu=$NODESHM_BUILD_DIR/bench/nodeshm-bench-mpi_osu
+  # shellcheck disable=SC2207
+  want=($(sed -n 's/^#define NSM_HAVE_MPI_\(.*_C\) 1$/\1/p' "$NODESHM_BUILD_DIR/generated/nsm_bigcount_config.h" |
+          tr 'A-Z' 'a-z'))
+  echo "_c rows of this MPI: ${#want[@]}"
+  # no MPI has MPI_Barrier_c: named as such
+  out=$(timeout 60 "$OSHRUN" -np 2 "$osu" -o barrier_c 2>&1); rc=$?
+  [ $rc -eq 2 ] && grep -q "^mpi_osu: -o: no row 'barrier_c': the MPI's mpi.h has no MPI_Barrier_c " <<<"$out" ||
+    { echo "FAIL: -o barrier_c: rc $rc: $out"; fail=1; }
+  if [ ${#want[@]} -eq 0 ]; then
+    for o in "_c:MPI_<Op>_c" "bcast_c:MPI_Bcast_c"; do
+      out=$(timeout 60 "$OSHRUN" -np 2 "$osu" -o "bcast,${o%%:*}" 2>&1); rc=$?
+      echo "-o bcast,${o%%:*} -> $rc: $(head -n1 <<<"$out")"
+      [ $rc -eq 2 ] && grep -qF "mpi_osu: -o: no row '${o%%:*}': the MPI's mpi.h has no ${o#*:} " <<<"$out" ||
+        { echo "FAIL: -o ${o%%:*}: rc $rc: $out"; fail=1; }
+    done
+  else
+    echo "+ $OSHRUN -np ${2:-3} $osu --csv -o _c"
+    timeout 240 "$OSHRUN" -np "${2:-3}" "$osu" --csv -o _c >"$tmp/c.csv" || { echo "FAIL: -o _c: exit $?"; fail=1; }
+    python3 - "$tmp/c.csv" "${want[@]}" <<'EOF' || { echo "FAIL: -o _c rows"; fail=1; }
+import csv, sys
+got = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    got.setdefault(r["test"], set()).add(r["mechanism"])
+    if not float(r["median_us"]) > 0:
+        sys.exit("time not positive: %s" % r)
+want = set(sys.argv[2:])
+missing = sorted(t for t in want if got.get(t) != {"mpi_lib", "nodeshm"})
+extra = sorted(set(got) - want)
+print("%d _c rows with both columns" % len(want & set(got)))
+sys.exit("missing or one column: %s; not this MPI's _c rows: %s" % (missing, extra) if missing or extra else 0)
+EOF
+    timeout 60 "$OSHRUN" -np 2 "$osu" --csv -m 8:8 -o gatherv_c,gatherv >"$tmp/o.csv" || { echo "FAIL: -o order: exit $?"; fail=1; }
+    [ "$(awk -F, 'NR > 1 { print $1 }' "$tmp/o.csv" | uniq | tr '\n' ' ')" = "gatherv_c gatherv " ] ||
+      { echo "FAIL: -o gatherv_c,gatherv: rows not in that order: $(cat "$tmp/o.csv")"; fail=1; }
+  fi
+  [ $fail -eq 0 ] && echo "bench_cli osu_c: PASS"
+  exit $fail
+fi
 np=()
 [ -n "${2:-}" ] && np=(-n "$2")
 if [ -n "${3:-}" ]; then # emulated hosts: skipped where oshrun cannot make them
