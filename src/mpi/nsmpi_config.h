@@ -58,8 +58,9 @@
  * Nearly every op won at every size and shape: gather 2.3-15x (8-128 KiB per rank: 3.3-12x),
  * bcast 1.3-30x, scatter 1.6-70x, reduce 1.3-120x, allgather(v) 1.1-15x, reduce_scatter_block
  * 1.2-25x, alltoall 1.1-8x.  The exceptions, handed to the library: MPICH at 8 ranks, gatherv
- * (0.78x at 16 B; one run 0.11-0.13x at 8-128 B), scatterv above 64 KiB (0.72-0.82x at
- * 128-512 KiB, 0.24x at 1 MiB), allreduce from 8 KiB (0.74-0.82x in 2 of 3 runs at 8 KiB, then
+ * (0.78x at 16 B; one run 0.11-0.13x at 8-128 B), scatterv above 32 KiB at 4 and 8 ranks (0.72-0.82x
+ * at 128-512 KiB, 0.24x at 1 MiB; and on a quiet machine later, 2 runs: 4 ranks 0.66-0.99x at
+ * 64 KiB, 0.40-0.75x at 128-512 KiB; 8 ranks 0.55-0.64x at 64 KiB, against 1.0-1.3x at 32 KiB), allreduce from 8 KiB (0.74-0.82x in 2 of 3 runs at 8 KiB, then
  * 2.5-11x: a dip that a window cannot skip); Open MPI: scatter at 8 ranks at 1 MiB (0.84x),
  * gatherv and scatterv below 512 B (0.06-0.4x at 4 and 8 ranks; and the blocks below their lower
  * bound go point to point, 0.4-0.9x of Open MPI's own: off as before).  Alltoallv keeps its
@@ -118,7 +119,7 @@
       NSM_PPN(NSM_K(512), NSM_K(512), NSM_K(512), NSM_M(1), NSM_K(512), NSM_K(512)),                \
       NSM_PPN(NSM_K(512), NSM_M(1), NSM_K(512), NSM_M(1), NSM_M(1), NSM_M(1)))                      \
     X(SCATTERV, scatterv, /* bytes of one rank's block; between nodes: the MPI library */          \
-      NSM_PPN(NSM_K(512), NSM_K(512), NSM_K(64), NSM_K(16), NSM_K(16), NSM_K(16)), NSM_PPN(0, 0, 0, 0, 0, 0)) \
+      NSM_PPN(NSM_K(512), NSM_K(32), NSM_K(32), NSM_K(16), NSM_K(16), NSM_K(16)), NSM_PPN(0, 0, 0, 0, 0, 0)) \
     X(ALLGATHER, allgather, /* bytes per rank */                                                   \
       NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), NSM_K(16), NSM_K(8), NSM_K(8)),                          \
       NSM_PPN(NSM_K(512), NSM_M(1), NSM_M(1), NSM_K(8), NSM_K(8), NSM_K(8)))                        \
