@@ -80,6 +80,14 @@ module nodeshm
       integer(c_int64_t), value :: epoch
     end function
 
+    integer(c_int) function nodeshm_shared_test(h, rank, epoch, flag) bind(C, name="nodeshm_shared_test")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: h
+      integer(c_int), value :: rank
+      integer(c_int64_t), value :: epoch
+      integer(c_int), intent(out) :: flag
+    end function
+
     integer(c_int) function nodeshm_shared_release(h, epoch) bind(C, name="nodeshm_shared_release")
       import :: c_int, c_int64_t, c_ptr
       type(c_ptr), value :: h

@@ -64,6 +64,8 @@ int nodeshm_shared_sync(nodeshm_shared_t h);
  *   nodeshm_shared_wait(h, r, e)    waits until rank r (of the allocating comm, on my node) has
  *                                   published >= e; r = NODESHM_ALL_RANKS: every rank of my node.
  *                                   After it, their published stores are visible (acquire).
+ *   nodeshm_shared_test(h, r, e, &flag)   the same for one rank r, without waiting: *flag = 1 (and
+ *                                   r's published stores visible) when r has published >= e, else 0
  *   nodeshm_shared_release(h, e)    I have finished reading the data of epoch e: its writers may
  *                                   overwrite it
  *   nodeshm_shared_wait_released(h, r, e)   waits until rank r (or all) released >= e
@@ -90,6 +92,7 @@ int nodeshm_shared_sync(nodeshm_shared_t h);
 #define NODESHM_ALL_RANKS (-1)
 int nodeshm_shared_publish(nodeshm_shared_t h, uint64_t epoch);
 int nodeshm_shared_wait(nodeshm_shared_t h, int rank, uint64_t epoch);
+int nodeshm_shared_test(nodeshm_shared_t h, int rank, uint64_t epoch, int *flag);
 int nodeshm_shared_release(nodeshm_shared_t h, uint64_t epoch);
 int nodeshm_shared_wait_released(nodeshm_shared_t h, int rank, uint64_t epoch);
 

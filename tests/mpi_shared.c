@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 #include <stdint.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +133,21 @@ static void run_signals(MPI_Comm comm, const char *name)
         for (size_t i = 0; i < n; i++) buf[i] = rval(rank, e, i);
         CHECK(nodeshm_shared_publish(h, e) == MPI_SUCCESS, "%s: publish %llu", name, (unsigned long long)e);
         int next = members[(node_rank + 1) % node_size]; /* one neighbour, alone */
-        CHECK(nodeshm_shared_wait(h, next, e) == MPI_SUCCESS, "%s: wait", name);
+        if (e & 1) { /* odd epochs: poll with nodeshm_shared_test instead of waiting */
+            int ready = 0;
+            while (!ready) {
+                CHECK(nodeshm_shared_test(h, next, e, &ready) == MPI_SUCCESS, "%s: test", name);
+                if (!ready) sched_yield();
+            }
+        } else {
+            CHECK(nodeshm_shared_wait(h, next, e) == MPI_SUCCESS, "%s: wait", name);
+        }
+        if (next != rank) { /* next cannot publish e + 2 before I release e */
+            int ahead = -1;
+            CHECK(nodeshm_shared_test(h, next, e + 2, &ahead) == MPI_SUCCESS && ahead == 0,
+                  "%s: test of epoch %llu of rank %d said %d before it could be published", name,
+                  (unsigned long long)e + 2, next, ahead);
+        }
         const uint64_t *nb = (const uint64_t *)nodeshm_shared_ptr(h, next, NULL) + (e & 1) * n;
         bad += nb[0] != rval(next, e, 0) || nb[n - 1] != rval(next, e, n - 1);
         if (rank == reader) {
@@ -153,9 +168,12 @@ static void run_signals(MPI_Comm comm, const char *name)
     CHECK(nodeshm_shared_publish(h, epochs) == MPI_ERR_ARG, "%s: publish of an old epoch", name);
     CHECK(nodeshm_shared_release(h, 0) == MPI_ERR_ARG, "%s: release of epoch 0", name);
     CHECK(nodeshm_shared_wait(h, size, 1) == MPI_ERR_RANK, "%s: wait for rank %d", name, size);
+    int flag = -1;
+    CHECK(nodeshm_shared_test(h, size, 1, &flag) == MPI_ERR_RANK && flag == 0, "%s: test of rank %d", name, size);
     for (int r = 0; r < size; r++)
         if (!nodeshm_shared_ptr(h, r, NULL) && !(r == rank)) {
             CHECK(nodeshm_shared_wait(h, r, 1) == MPI_ERR_RANK, "%s: wait for rank %d of another node", name, r);
+            CHECK(nodeshm_shared_test(h, r, 1, &flag) == MPI_ERR_RANK, "%s: test of rank %d of another node", name, r);
             break;
         }
     PMPI_Barrier(comm);

@@ -185,21 +185,38 @@ static int nss_signal(nodeshm_shared_t h, int kind, uint64_t epoch)
     return MPI_SUCCESS;
 }
 
+/* Node index of rank for a signal call, or -1 after saying why (call names the public call). */
+static int nss_node_index(nodeshm_shared_t h, const char *call, int rank)
+{
+    int size;
+    PMPI_Comm_size(h->comm, &size);
+    if (rank < 0 || rank >= size || h->node_index_of[rank] < 0) {
+        fprintf(stderr, "nodeshm: %s: rank %d is %s\n", call, rank,
+                rank < 0 || rank >= size ? "out of range" : "on another node");
+        return -1;
+    }
+    return h->node_index_of[rank];
+}
+
 static int nss_wait(nodeshm_shared_t h, int kind, int rank, uint64_t epoch)
 {
     if (!h) return MPI_ERR_ARG;
-    int first = 0, n = h->node_size, size;
+    int first = 0, n = h->node_size;
     if (rank != NODESHM_ALL_RANKS) {
-        PMPI_Comm_size(h->comm, &size);
-        if (rank < 0 || rank >= size || h->node_index_of[rank] < 0) {
-            fprintf(stderr, "nodeshm: %s: rank %d is %s\n", nss_wait_call[kind], rank,
-                    rank < 0 || rank >= size ? "out of range" : "on another node");
-            return MPI_ERR_RANK;
-        }
-        first = h->node_index_of[rank];
+        if ((first = nss_node_index(h, nss_wait_call[kind], rank)) < 0) return MPI_ERR_RANK;
         n = 1;
     }
     nodeshm_bells_wait_ge(&h->sig[kind], first, n, epoch);
+    return MPI_SUCCESS;
+}
+
+int nodeshm_shared_test(nodeshm_shared_t h, int rank, uint64_t epoch, int *flag)
+{
+    if (!h || !flag) return MPI_ERR_ARG;
+    *flag = 0;
+    int i = nss_node_index(h, "nodeshm_shared_test", rank);
+    if (i < 0) return MPI_ERR_RANK;
+    *flag = nodeshm_bell_reached(nodeshm_bell_at(&h->sig[NSS_READY], i), epoch);
     return MPI_SUCCESS;
 }
 
