@@ -62,6 +62,7 @@ struct nodeshm_remap {
     unsigned long long epoch; /* node, shmem-*: executes so far */
     int nacquire, *acquire; /* node: ranks whose release of the last epoch I wait for before I
                              * write into node-shared memory again */
+    int *pending;        /* node: [nrecv] scratch, the node blocks not yet copied in an execute */
     int between_nodes;   /* node: some block (of any rank) crosses nodes */
     int aggregated;      /* node: those go as one message per pair of nodes (remap_node_agg.c) */
     int nout, nin;       /* aggregated: the messages I send and receive for my node */

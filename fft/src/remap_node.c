@@ -28,7 +28,8 @@ int nsf_node_setup(struct nodeshm_remap *r)
     }
     r->source = nodeshm_shared_ptr(r->shared, r->rank, NULL);
     r->acquire = malloc(sizeof(int) * (size_t)r->size);
-    if (!r->acquire) rc = MPI_ERR_NO_MEM;
+    r->pending = malloc(sizeof(int) * (size_t)(r->nrecv + 1));
+    if (!r->acquire || !r->pending) rc = MPI_ERR_NO_MEM;
     for (int k = 0; k < r->nsend && rc == MPI_SUCCESS; k++) {
         int on_node = nodeshm_shared_ptr(r->shared, r->send[k].rank, NULL) != NULL;
         r->send[k].path = on_node ? NSF_PATH_NODE : NSF_PATH_MPI;
@@ -51,7 +52,7 @@ void nsf_node_teardown(struct nodeshm_remap *r)
     if (r->shared) nodeshm_shared_free(&r->shared);
     r->source = NULL;
     for (int k = 0; k < r->nout; k++) free(r->out[k].wait);
-    free(r->out), free(r->in), free(r->acquire);
+    free(r->out), free(r->in), free(r->acquire), free(r->pending);
 }
 
 void *nsf_node_source(struct nodeshm_remap *r)
@@ -61,6 +62,31 @@ void *nsf_node_source(struct nodeshm_remap *r)
             nodeshm_shared_wait_released(r->shared, r->acquire[k], r->epoch);
     r->source_acquired = 1;
     return r->source;
+}
+
+/* Copies every node peer's block of execute e into dst, whichever has published first: with more
+ * ranks than cores a fixed order would sleep on a peer that has not run yet while others' blocks
+ * wait (the senders publish in the order the scheduler runs them).  When none is ready it waits
+ * for the first still missing (the rotated order of find_peers: the next rank up). */
+static void copy_node_blocks(struct nodeshm_remap *r, void *dst, unsigned long long e)
+{
+    int n = 0;
+    for (int k = 0; k < r->nrecv; k++)
+        if (r->recv[k].path == NSF_PATH_NODE) r->pending[n++] = k;
+    while (n > 0) {
+        int left = 0;
+        for (int i = 0; i < n; i++) { /* copy the ready ones, keep the rest in order */
+            nsf_peer_t *p = &r->recv[r->pending[i]];
+            int ready = 0;
+            nodeshm_shared_test(r->shared, p->rank, e, &ready);
+            if (ready)
+                nsf_box_copy(p->shared, &p->peer, dst, &r->lto, &p->box, r->es);
+            else
+                r->pending[left++] = r->pending[i];
+        }
+        if (left == n) nodeshm_shared_wait(r->shared, r->recv[r->pending[0]].rank, e);
+        n = left;
+    }
 }
 
 int nsf_node_execute(struct nodeshm_remap *r, const void *src, void *dst)
@@ -84,12 +110,7 @@ int nsf_node_execute(struct nodeshm_remap *r, const void *src, void *dst)
     }
     nodeshm_shared_publish(r->shared, e);
     nsf_copy_self(r, src, dst);
-    for (int k = 0; k < r->nrecv; k++) {
-        nsf_peer_t *p = &r->recv[k];
-        if (p->path != NSF_PATH_NODE) continue;
-        nodeshm_shared_wait(r->shared, p->rank, e);
-        nsf_box_copy(p->shared, &p->peer, dst, &r->lto, &p->box, r->es);
-    }
+    copy_node_blocks(r, dst, e);
     nodeshm_shared_release(r->shared, e);
     if (rc == MPI_SUCCESS) rc = nsf_unpack_as_they_come(r, nrecv_req, dst);
     if (rc == MPI_SUCCESS && nreq > nrecv_req)

@@ -11,8 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NODESHM_BELL_YIELDS 4 /* yields of core/wait.h's policy before a waiter sleeps */
-
 void nodeshm_bell_store(nodeshm_bell_t *bell, uint64_t value)
 {
     nodeshm_flag_store(&bell->value, value);
@@ -34,9 +32,8 @@ static int lagging(const nodeshm_bells_t *b, int first, int n, uint64_t value)
 void nodeshm_bells_wait_ge(const nodeshm_bells_t *b, int first, int n, uint64_t value)
 {
     nodeshm_waiter_t w = NODESHM_WAITER_INIT;
-    unsigned yields = 0;
     for (int lag; (lag = lagging(b, first, n, value)) >= 0; n -= lag - first, first = lag) {
-        if (w.spins < nodeshm_spin_limit || yields++ < NODESHM_BELL_YIELDS) {
+        if (w.spins < nodeshm_spin_limit) { /* the spin only: no yields (bell.h says why) */
             nodeshm_wait_step(&w);
             continue;
         }
