@@ -119,6 +119,9 @@ size_t nsf_part_bytes(size_t elems, size_t es);
 void nsf_node_acquire_add(struct nodeshm_remap *r, int rank);
 int nsf_node_agg_execute(struct nodeshm_remap *r, const void *src, void *dst);
 int nsf_node_execute(struct nodeshm_remap *r, const void *src, void *dst);
+/* Copies the blocks of my node peers (NSF_PATH_NODE) that they published as epoch e into dst,
+ * in the order they publish. */
+void nsf_node_copy_blocks(struct nodeshm_remap *r, void *dst, uint64_t e);
 void *nsf_node_source(struct nodeshm_remap *r);
 void nsf_node_teardown(struct nodeshm_remap *r);
 static inline int nsf_is_shmem(nodeshm_remap_strategy_t s)

@@ -64,11 +64,11 @@ void *nsf_node_source(struct nodeshm_remap *r)
     return r->source;
 }
 
-/* Copies every node peer's block of execute e into dst, whichever has published first: with more
+/* Copies every node peer's block (published as epoch e) into dst, whichever has published first: with more
  * ranks than cores a fixed order would sleep on a peer that has not run yet while others' blocks
  * wait (the senders publish in the order the scheduler runs them).  When none is ready it waits
  * for the first still missing (the rotated order of find_peers: the next rank up). */
-static void copy_node_blocks(struct nodeshm_remap *r, void *dst, unsigned long long e)
+void nsf_node_copy_blocks(struct nodeshm_remap *r, void *dst, uint64_t e)
 {
     int n = 0;
     for (int k = 0; k < r->nrecv; k++)
@@ -110,7 +110,7 @@ int nsf_node_execute(struct nodeshm_remap *r, const void *src, void *dst)
     }
     nodeshm_shared_publish(r->shared, e);
     nsf_copy_self(r, src, dst);
-    copy_node_blocks(r, dst, e);
+    nsf_node_copy_blocks(r, dst, e);
     nodeshm_shared_release(r->shared, e);
     if (rc == MPI_SUCCESS) rc = nsf_unpack_as_they_come(r, nrecv_req, dst);
     if (rc == MPI_SUCCESS && nreq > nrecv_req)

@@ -326,12 +326,7 @@ int nsf_node_agg_execute(struct nodeshm_remap *r, const void *src, void *dst)
         rc = MPI_Isend(m->buf, (int)m->count, r->elem, m->rank, 1, r->comm, &r->reqs[nreq++]);
     }
     nsf_copy_self(r, src, dst);
-    for (int k = 0; k < r->nrecv; k++) {
-        const nsf_peer_t *p = &r->recv[k];
-        if (p->path != NSF_PATH_NODE) continue;
-        nodeshm_shared_wait(r->shared, p->rank, written);
-        nsf_box_copy(p->shared, &p->peer, dst, &r->lto, &p->box, r->es);
-    }
+    nsf_node_copy_blocks(r, dst, written);
     /* sends too: a rank waiting below for a receiver makes no MPI progress */
     if (rc == MPI_SUCCESS && nreq) rc = MPI_Waitall(nreq, r->reqs, MPI_STATUSES_IGNORE);
     if (r->nin) nodeshm_shared_publish(r->shared, arrived);
