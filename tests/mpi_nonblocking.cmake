@@ -13,6 +13,7 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
     list(APPEND nb_env NODESHM_MPI_${op}_MAX=16k)
   endforeach()
   list(APPEND nb_env NODESHM_MPI_IBARRIER_MAX=1) # between nodes: on (it has no size)
+  list(APPEND nb_env NODESHM_MPI_IBCAST_MIN=0 NODESHM_MPI_IREDUCE_MIN=0) # Open MPI's between nodes
   foreach(prog mpi_nonblocking mpi_nonblocking_v)
     foreach(kind linked plain)
       set(target nodeshm_t_${prog})

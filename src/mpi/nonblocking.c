@@ -213,7 +213,7 @@ NSM_BODY int accelerated_Ibcast(void *buf, int count, MPI_Datatype type, int roo
     long long bytes = nsm_bytes(count, type);
     nsm_state_t *s = nsm_nb_state(NSM_OP_IBCAST, comm, bytes);
     if (!s || bytes < 0 || root < 0 || root >= s->size || (size_t)bytes > s->max[NSM_OP_IBCAST] ||
-        !nsm_nb_fits(s, (size_t)bytes, 1)) {
+        (bytes > 0 && (size_t)bytes < s->min[NSM_OP_IBCAST]) || !nsm_nb_fits(s, (size_t)bytes, 1)) {
         if (s) NSM_HAND(NSM_OP_IBCAST, comm, s, 1, bytes, root < 0 || root >= s->size ? NSM_WHY_ARGS : NSM_WHY_STAGE);
         return PMPI_Ibcast(buf, count, type, root, comm, request);
     }
@@ -287,7 +287,8 @@ int nsm_nb_reduction(int id, const void *sendbuf, void *recvbuf, int count, MPI_
     nsm_state_t *s = nsm_nb_state(id, comm, bytes);
     int bad_root = id == NSM_OP_IREDUCE && s && (root < 0 || root >= s->size);
     /* between nodes the leader reduces into the result area too */
-    if (!s || bytes < 0 || bad_root || (size_t)bytes > s->max[id] || !nsm_nb_fits(s, (size_t)bytes, 0) ||
+    if (!s || bytes < 0 || bad_root || (size_t)bytes > s->max[id] || (bytes > 0 && (size_t)bytes < s->min[id]) ||
+        !nsm_nb_fits(s, (size_t)bytes, 0) ||
         (s->n_nodes > 1 && !nsm_nb_fits(s, (size_t)bytes, 1))) {
         if (s)
             NSM_HAND(id, comm, s, 1, bytes,

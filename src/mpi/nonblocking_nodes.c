@@ -25,7 +25,29 @@
  * blocked in a call the interposer does not see (MPI_Recv, say) holds its node's ops until it
  * returns.  Values: the leaders' call is the MPI library's non-blocking form where the blocking
  * op uses its blocking form up to 32 KiB (leaders.h); for floating-point sums on three or more
- * nodes the library may combine the node results in another order. */
+ * nodes the library may combine the node results in another order.
+ *
+ * Measured (bench/mpi_osu.c rows ibarrier, ibcast, iallreduce, ireduce, 8 B-64 KiB, on 2 emulated
+ * hosts, oshrun --hosts 2: MPI's TCP between them; -i 100 -r 7, each row's two columns alternating
+ * in the same run; 4 runs per shape and MPI, the MPIs and shapes taken in turn and then in reverse
+ * order; load 9-11 on 2 cores, other engineers' jobs running), windows widened (64 KiB); ratio =
+ * library / nodeshm, the median over the 4 runs per size:
+ *   MPICH 5.0, 2 ranks per host: ibarrier 1.35x, ibcast 1.3-1.6x up to 128 B and 1.1-1.5x from
+ *   8 KiB, 0.99-1.03x at 256 B-4 KiB (both columns 30-45 us: one TCP message either way: a dip a
+ *   window cannot skip), iallreduce 0.99-1.28x (single runs 0.44-4.7x), ireduce 1.06-1.6x; 4 per
+ *   host: ibarrier 1.8x, ibcast 1.0-1.6x, iallreduce 1.1-1.6x, ireduce 1.2-1.8x.  On everywhere
+ *   up to 64 KiB.
+ *   Open MPI 5.0, 2 per host: ibarrier 1.3x; ibcast 0.40-0.91x up to 128 B (its own takes 10 us
+ *   there: eager sends, as its blocking bcast), 1.07x at 256 B, 1.3-1.7x at 512 B-16 KiB, 0.93x
+ *   at 32 KiB; iallreduce 0.72-1.02x (0.93x the median size): off; ireduce 1.0-4.2x up to
+ *   32 KiB, 0.88x at 64 KiB.  4 per host: ibarrier 2.0x, ibcast 1.4-2.4x, iallreduce 1.5-2.0x,
+ *   ireduce 0.97-1.0x at 8-32 B (its own small ireduce), 1.7-5.9x above.  So Open MPI's windows
+ *   between nodes: ibcast 256 B-16 KiB at 2 per host, iallreduce off there, ireduce to 32 KiB
+ *   there and from 64 B at 4 (nsmpi_config.h); 5 and more per host take the 4-per-host values
+ *   (not measurable here).  The defaults rerun (2 runs per shape, load 10-13): sizes handed to
+ *   the library 0.86-1.04x (the library in both columns); where nodeshm runs 1.0-6.9x in both
+ *   runs but single points at 0.78-0.96x (MPICH 2 per host: ibcast 8 B and 4 KiB, iallreduce
+ *   1-4 KiB; Open MPI 2 per host: ireduce 8-16 B 0.87x, the other run 1.0x). */
 #include "mpi/nonblocking.h"
 
 #include <string.h>
