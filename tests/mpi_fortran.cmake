@@ -70,7 +70,8 @@ end program
   # op: on one node their windows are opened past the test's sizes on both MPIs (their defaults
   # differ: Open MPI's igatherv/iscatterv are off, its small scans and persistent ops below a
   # MIN), on pseudo-nodes they
-  # keep the defaults, under which every one of them goes to the library between nodes.
+  # keep the defaults, under which every one of them goes to the library between nodes (the four
+  # non-blocking ones that run between nodes switched off there, below).
   set(_f_newer_env NODESHM_MPI_SCAN_MIN=0 NODESHM_MPI_EXSCAN_MIN=0)
   foreach(op scan exscan reduce_scatter alltoallw ibcast iallreduce ireduce igather igatherv
           iscatter iscatterv iallgather iallgatherv ialltoall ialltoallv bcast_init allreduce_init
@@ -120,7 +121,10 @@ end program
     add_test(NAME ${name} COMMAND ${cmd} $<TARGET_FILE:nodeshm_t_${exe}> ${expect})
     set(env ${_f_env})
     if(ppn)
-      list(APPEND env "NODESHM_PES_PER_NODE=${ppn}")
+      # Ibarrier, Ibcast, Iallreduce, Ireduce run between nodes too, by windows that differ per MPI
+      # (tests/mpi_nonblocking.cmake counts them there): kept the library's here, where the test
+      # expects none of the newer ops
+      list(APPEND env "NODESHM_PES_PER_NODE=${ppn}" "NODESHM_MPI_DISABLE=ibarrier,ibcast,iallreduce,ireduce")
     else()
       list(APPEND env ${_f_newer_env})
     endif()

@@ -109,6 +109,16 @@ static uint64_t __attribute__((unused)) val(int r, int c, int q, int i)
     return mix(seed ^ ((uint64_t)r << 44) ^ ((uint64_t)c << 36) ^ ((uint64_t)q << 24) ^ (uint64_t)i);
 }
 
+/* Whether the interposer keeps shared buffers for comm (some node, or pseudo-node, holds two of
+ * its ranks): where MPI_Ibarrier, Ibcast, Iallreduce and Ireduce run in it, on one node or
+ * between nodes (the other non-blocking ops: on one node only). */
+static int __attribute__((unused)) nb_active(MPI_Comm comm)
+{
+    int size;
+    PMPI_Comm_size(comm, &size);
+    return size > 1 && fullest_node(comm) >= 2;
+}
+
 /* The interposer's per-op counter, where it is loaded (nodeshm_mpi_accelerated_op), else 0. */
 static long (*acc_fn)(const char *);
 static long __attribute__((unused)) acc(const char *op) { return acc_fn ? acc_fn(op) : 0; }

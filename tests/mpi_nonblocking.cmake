@@ -3,7 +3,8 @@
 # Iallgatherv, Ialltoall, Ialltoallv, with Ibcast and Iallreduce): values, several outstanding on
 # several communicators completed in per-rank orders, mixed with point to point, and each op's
 # counter moving by exactly the calls that had to be accelerated.  Linked and through LD_PRELOAD
-# on one node; between pseudo-nodes and switched off (no counter moves).
+# on one node; between pseudo-nodes and emulated hosts (Ibarrier, Ibcast, Iallreduce, Ireduce run
+# there); switched off (no counter moves).
 if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   find_program(NODESHM_ENV_PROGRAM env)
   # the window the tests count on, whatever the defaults
@@ -11,6 +12,8 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   foreach(op IBCAST IALLREDUCE IREDUCE IGATHER ISCATTER IALLGATHER IGATHERV ISCATTERV IALLGATHERV IALLTOALL IALLTOALLV)
     list(APPEND nb_env NODESHM_MPI_${op}_MAX=16k)
   endforeach()
+  list(APPEND nb_env NODESHM_MPI_IBARRIER_MAX=1) # between nodes: on (it has no size)
+  list(APPEND nb_env NODESHM_MPI_IBCAST_MIN=0 NODESHM_MPI_IREDUCE_MIN=0) # Open MPI's between nodes
   foreach(prog mpi_nonblocking mpi_nonblocking_v)
     foreach(kind linked plain)
       set(target nodeshm_t_${prog})
@@ -44,8 +47,18 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
       nodeshm_add_mpi_test(NAME ${prog} NP 4 ARGS --expect-accel --window 4096 TIMEOUT 300
                            PASS_REGEX "${_pass}" ENV ${ring_env} SUFFIX _ring)
     endif()
-    # between pseudo-nodes: the MPI library's
-    nodeshm_add_mpi_test(NAME ${prog} NP 4 PES_PER_NODE 2 ARGS --expect-none TIMEOUT 300
+    # between nodes: Ibarrier, Ibcast, Iallreduce, Ireduce run here (the leaders' part a third
+    # step), the others are the MPI library's; pseudo-nodes of 2 and 2, of 2 and 1 (a leader
+    # alone), of 1 (no shared buffers: none), and 2 emulated hosts
+    nodeshm_add_mpi_test(NAME ${prog} NP 4 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
+                         PASS_REGEX "${_pass}" ENV ${nb_env})
+    nodeshm_add_mpi_test(NAME ${prog} NP 3 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
+                         PASS_REGEX "${_pass}" ENV ${nb_env})
+    nodeshm_add_mpi_test(NAME ${prog} NP 4 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
+                         PASS_REGEX "${_pass}" ENV ${nb_env} NODESHM_MPI_BANKS=1 SUFFIX _one_bank)
+    nodeshm_add_mpi_test(NAME ${prog} NP 3 PES_PER_NODE 1 ARGS --expect-accel TIMEOUT 300
+                         PASS_REGEX "${_pass}" ENV ${nb_env})
+    nodeshm_add_mpi_test(NAME ${prog} NP 3 4 HOSTS 2 ARGS --expect-accel TIMEOUT 600
                          PASS_REGEX "${_pass}" ENV ${nb_env})
     nodeshm_add_mpi_test(NAME ${prog} NP 4 ARGS --expect-none TIMEOUT 300 PASS_REGEX "${_pass}"
                          ENV ${nb_env} "NODESHM_MPI_DISABLE=ibarrier,ibcast,iallreduce,ireduce,igather,iscatter,iallgather,igatherv,iscatterv,iallgatherv,ialltoall,ialltoallv" SUFFIX _disabled)

@@ -18,7 +18,10 @@
  * Beyond the buffers' depth (the ring's entries, 256 calls up to 4 KiB; 2 banks above) a start
  * publishes at a later Test/Wait instead (progress.h).
  *
- * Handed to the MPI library: communicators spanning nodes; a communicator no collective call
+ * Between nodes Ibarrier, Ibcast, Iallreduce and Ireduce take the steps of nonblocking_nodes.c
+ * (the node leaders' part a third step).
+ *
+ * Handed to the MPI library: the other ops on communicators spanning nodes; a communicator no collective call
  * has looked up yet (making its state is collective, and a start must not wait for peers: MPI
  * lets a rank start MPI_Ibarrier, then block in MPI_Recv from a peer that has not started it;
  * every rank makes the same calls, so all decide alike); reductions on datatypes that are not
@@ -148,7 +151,8 @@ nsm_state_t *nsm_nb_state(int op, MPI_Comm comm, long long bytes)
         NSM_WHY(nb_why_unknown(comm));
         return NULL;
     }
-    if (!s || s->n_nodes > 1) {
+    /* between nodes Ibarrier, which has no size, runs where its window is not 0 (nsmpi_config.h) */
+    if (!s || (s->n_nodes > 1 && (!nsm_nb_between_nodes(op) || (op == NSM_OP_IBARRIER && !s->max[op])))) {
         NSM_HAND(op, comm, s, 1, bytes, NSM_WHY_NODES);
         return NULL;
     }
@@ -168,7 +172,9 @@ NSM_BODY int accelerated_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     nsm_state_t *s = nsm_nb_state(NSM_OP_IBARRIER, comm, -1);
     if (!s) return PMPI_Ibarrier(comm, request);
-    nsm_nb_go(nsm_nb_new(s, barrier_publish, barrier_complete, request), NSM_OP_IBARRIER, 0, 0);
+    nsm_nb_op_t *o = nsm_nb_new(s, barrier_publish, barrier_complete, request);
+    if (s->n_nodes > 1) (void)nsm_nb_nodes_steps(o, NSM_OP_IBARRIER);
+    nsm_nb_go(o, NSM_OP_IBARRIER, 0, 0);
     return MPI_SUCCESS;
 }
 
@@ -207,7 +213,7 @@ NSM_BODY int accelerated_Ibcast(void *buf, int count, MPI_Datatype type, int roo
     long long bytes = nsm_bytes(count, type);
     nsm_state_t *s = nsm_nb_state(NSM_OP_IBCAST, comm, bytes);
     if (!s || bytes < 0 || root < 0 || root >= s->size || (size_t)bytes > s->max[NSM_OP_IBCAST] ||
-        !nsm_nb_fits(s, (size_t)bytes, 1)) {
+        (bytes > 0 && (size_t)bytes < s->min[NSM_OP_IBCAST]) || !nsm_nb_fits(s, (size_t)bytes, 1)) {
         if (s) NSM_HAND(NSM_OP_IBCAST, comm, s, 1, bytes, root < 0 || root >= s->size ? NSM_WHY_ARGS : NSM_WHY_STAGE);
         return PMPI_Ibcast(buf, count, type, root, comm, request);
     }
@@ -220,8 +226,9 @@ NSM_BODY int accelerated_Ibcast(void *buf, int count, MPI_Datatype type, int roo
     o->rcount = count;
     nsm_nb_recv_type(o, type);
     o->bytes = (size_t)bytes;
-    o->root_nr = root; /* one node: node rank = comm rank */
-    nsm_nb_go(o, NSM_OP_IBCAST, s->rank == root, (size_t)bytes);
+    o->root_nr = root; /* one node: node rank = comm rank; between nodes the comm rank */
+    int writes = s->n_nodes > 1 ? nsm_nb_nodes_steps(o, NSM_OP_IBCAST) : s->rank == root;
+    nsm_nb_go(o, NSM_OP_IBCAST, writes, (size_t)bytes);
     return MPI_SUCCESS;
 }
 
@@ -279,7 +286,10 @@ int nsm_nb_reduction(int id, const void *sendbuf, void *recvbuf, int count, MPI_
     long long bytes = nsm_nb_reduction_bytes(count, type, op);
     nsm_state_t *s = nsm_nb_state(id, comm, bytes);
     int bad_root = id == NSM_OP_IREDUCE && s && (root < 0 || root >= s->size);
-    if (!s || bytes < 0 || bad_root || (size_t)bytes > s->max[id] || !nsm_nb_fits(s, (size_t)bytes, 0)) {
+    /* between nodes the leader reduces into the result area too */
+    if (!s || bytes < 0 || bad_root || (size_t)bytes > s->max[id] || (bytes > 0 && (size_t)bytes < s->min[id]) ||
+        !nsm_nb_fits(s, (size_t)bytes, 0) ||
+        (s->n_nodes > 1 && !nsm_nb_fits(s, (size_t)bytes, 1))) {
         if (s)
             NSM_HAND(id, comm, s, 1, bytes,
                      !nsm_op_ok(op) ? NSM_WHY_OP : bytes < 0 ? NSM_WHY_DATATYPE : bad_root ? NSM_WHY_ARGS : NSM_WHY_STAGE);
@@ -299,6 +309,7 @@ int nsm_nb_reduction(int id, const void *sendbuf, void *recvbuf, int count, MPI_
     o->op = op;
     o->root_nr = root;
     o->bytes = (size_t)bytes;
+    if (s->n_nodes > 1) (void)nsm_nb_nodes_steps(o, id);
     nsm_nb_go(o, id, 1, (size_t)bytes);
     return MPI_SUCCESS;
 }

@@ -28,6 +28,7 @@ typedef struct nsm_nb_op {
     MPI_Op op;
     size_t bytes;     /* the message (bcast, reductions) or one rank's block */
     void *owner;      /* persistent.c: its request's entry (then no generalized request) */
+    MPI_Request lreq; /* between nodes, a leader: its call on the leaders' communicator */
 } nsm_nb_op_t;
 
 /* A new op on s with its steps, its request in *request (a rank that cannot make one ends the
@@ -46,9 +47,14 @@ void nsm_nb_recv_type(nsm_nb_op_t *o, MPI_Datatype type);
 /* Counts the call as accelerated (op) and starts it, `writes` saying whether this rank writes
  * shared buffers, need: the bytes of result area or slot it uses (the same on every rank). */
 void nsm_nb_go(nsm_nb_op_t *o, int op, int writes, size_t need);
-/* The op's state where it can run here: one already made, on one node; else NULL, the outcome
- * recorded (stats). */
+/* The op's state where it can run here: one already made, on one node (or spanning nodes, for
+ * the ops nsm_nb_between_nodes names); else NULL, the outcome recorded (stats). */
 nsm_state_t *nsm_nb_state(int op, MPI_Comm comm, long long bytes);
+/* nonblocking_nodes.c: whether op (NSM_OP_I...) runs on a communicator spanning nodes; on one,
+ * sets o's steps for it (o->root_nr: the root's comm rank, -1 for Iallreduce) and returns whether
+ * this rank writes shared buffers. */
+int nsm_nb_between_nodes(int op);
+int nsm_nb_nodes_steps(nsm_nb_op_t *o, int op);
 /* Whether `bytes` fit the buffers an op uses (the result area: result 1, or a slot): those of
  * the ring entry or of the bank it gets, the same on every rank. */
 static inline int nsm_nb_fits(const nsm_state_t *s, size_t bytes, int result)

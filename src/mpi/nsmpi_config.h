@@ -152,14 +152,19 @@
       NSM_PPN(NSM_K(256), NSM_M(1), NSM_M(1), 0, 0, 0), NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), 0, 0, 0)) \
     X(ALLTOALLW, alltoallw, /* largest bytes of one rank pair; between nodes: the MPI library */    \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(8), NSM_K(32), NSM_K(32), 0, 0, 0)) \
-    /* non-blocking forms: one node only; their measurements: src/mpi/nonblocking.c */             \
-    X(IBARRIER, ibarrier, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) /* no size */      \
+    /* non-blocking forms: one node, and ibarrier, ibcast, iallreduce, ireduce between nodes;      \
+     * their measurements: src/mpi/nonblocking.c, nonblocking_nodes.c.  Ibarrier has no size: on   \
+     * one node always on, between nodes where its column is not 0 */                              \
+    X(IBARRIER, ibarrier, NSM_PPN(0, 0, 0, 1, 1, 1), NSM_PPN(0, 0, 0, 1, 1, 1)) /* no size */      \
     X(IBCAST, ibcast, /* message bytes */                                                          \
-      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64)),                    \
+      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(64), NSM_K(64)))                    \
     X(IALLREDUCE, iallreduce, /* message bytes */                                                  \
-      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64)),                    \
+      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, NSM_K(64), NSM_K(64)))                            \
     X(IREDUCE, ireduce, /* message bytes */                                                        \
-      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64)),                    \
+      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(32), NSM_K(64), NSM_K(64)))                    \
     X(IGATHER, igather, /* bytes per rank */                                                       \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
     X(ISCATTER, iscatter, /* bytes per rank */                                                     \
@@ -214,6 +219,10 @@
     X(REDUCE, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, NSM_K(1), NSM_K(1), NSM_K(1)))        \
     X(SCAN, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(NSM_K(1), 0, 64, 0, 0, 0))                          \
     X(EXSCAN, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(256, 0, 64, 0, 0, 0))                             \
+    /* non-blocking between nodes, Open MPI (its own eager small ibcast at 2 ranks per node, its  \
+     * small ireduce at 4): src/mpi/nonblocking_nodes.c */                                        \
+    X(IBCAST, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 256, 0, 0))                              \
+    X(IREDUCE, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 64, 64))                             \
     /* persistent forms, Open MPI (its own take 0.4-0.9 us per start and wait here): persistent.c */ \
     X(BCAST_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 0, 0, 0))                         \
     X(REDUCE_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 0, 0, 0))                         \

@@ -32,11 +32,31 @@ static int nb_bufs_free(const nodeshm_nb_t *op)
     return 1;
 }
 
-/* One pass over a lane, lock held: publish in order (stop at the first that cannot), complete
- * whatever can, then move the done flag over the completed prefix and drop it. */
+/* An op's remote part (progress.h): started when every earlier one has, tested when every
+ * earlier one is over (*start_ok, *test_ok: whether they have, for the ops after this one).
+ * Returns whether it is over (1 also for an op without one). */
+static int nb_remote(nodeshm_nb_t *op, int *start_ok, int *test_ok)
+{
+    if (!op->remote_start || op->remote_done) return 1;
+    if (!op->remote_started) {
+        if (*start_ok && op->published && op->remote_start(op)) {
+            op->remote_started = 1;
+        } else {
+            *start_ok = *test_ok = 0;
+            return 0;
+        }
+    }
+    if (*test_ok && op->remote_test(op)) return op->remote_done = 1;
+    *test_ok = 0;
+    return 0;
+}
+
+/* One pass over a lane, lock held: publish in order (stop at the first that cannot), the
+ * remote parts in order, complete whatever can, then move the done flag over the completed
+ * prefix and drop it. */
 static void nb_lane_pass(nodeshm_nb_lane_t *lane)
 {
-    int in_order = 1;
+    int in_order = 1, start_ok = 1, test_ok = 1;
     for (nodeshm_nb_t *op = lane->head; op; op = op->next) {
         if (!op->published) {
             if (in_order && (!op->writes || nb_bufs_free(op)) && op->publish(op))
@@ -44,6 +64,7 @@ static void nb_lane_pass(nodeshm_nb_lane_t *lane)
             else
                 in_order = 0;
         }
+        if (!nb_remote(op, &start_ok, &test_ok)) continue;
         if (op->published && !op->completed && op->complete(op)) {
             op->completed = 1;
             op->finished(op);
@@ -84,6 +105,7 @@ void nodeshm_nb_start(nodeshm_nb_lane_t *lane, nodeshm_nb_t *op, size_t need)
     op->lane = lane;
     op->next = NULL;
     op->published = op->completed = 0;
+    op->remote_started = op->remote_done = 0;
     op->next_peer = 0;
     if (lane->tail) {
         lane->tail->next = op;

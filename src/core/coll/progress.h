@@ -21,6 +21,18 @@
  * once; its done waits for the earlier ones).  A blocking collective on the same team must come
  * after all of them: the binding drains the lane first (nodeshm_nb_drain).
  *
+ * Between nodes an op has a third step between publish and complete, the part that crosses
+ * nodes (the MPI face: the leader's non-blocking call on its leaders' communicator, which a step
+ * of the face starts and tests; the core knows nothing of it):
+ *   remote_start   begin it once what it needs is in (the node's part: tested, not waited for);
+ *   remote_test    1 once it is over and its outcome is published to the node (a flag).
+ * Both go in sequence order: remote parts are collectives among the nodes, which every process
+ * must start in the same order, and what remote_test publishes is a flag, which only grows.  So
+ * an op's remote part starts only after every earlier op's of its lane has started, and is tested
+ * only after every earlier one's was over (a later one that finished first is found at a later
+ * pass).  An op without one (remote_start NULL: one node, or a member that does not lead its
+ * node) goes from publish to complete; complete comes after the remote part.
+ *
  * Progress is one call over every lane with outstanding ops, under one process-wide lock
  * (threads may test different requests at once; a thread that finds it held skips). */
 #ifndef NODESHM_COLL_PROGRESS_H
@@ -43,8 +55,10 @@ struct nodeshm_nb {
     nodeshm_coll_bufs_t bufs;     /* the op's buffers, fixed at start */
     int writes;                   /* writes shared buffers: publishes once they are free */
     int published, completed;
+    int remote_started, remote_done;
     unsigned next_peer;           /* complete steps: the first member not yet seen arrived */
     nodeshm_nb_step_t publish, complete;
+    nodeshm_nb_step_t remote_start, remote_test; /* between nodes (above); NULL: none */
     void (*finished)(nodeshm_nb_t *op); /* after complete: tell the caller (binding) */
     void (*release)(nodeshm_nb_t *op);  /* the lane is done with it: the binding may free it */
 };

@@ -1,0 +1,204 @@
+/* libnodeshm_mpi: MPI_Ibarrier, MPI_Ibcast, MPI_Iallreduce and MPI_Ireduce between nodes: the
+ * steps nonblocking.c's starts take on a communicator that spans nodes (real ones, pseudo-nodes,
+ * emulated hosts).
+ *
+ * The blocking ops' shape (barrier.c, bcast.c, allreduce.c, reduce.c): a node fan-in, the node
+ * leaders' call on their leaders' communicator, a fan-out; here every step is the progress
+ * engine's and none waits (core/coll/progress.h).  The leader's call is the op's remote part: it
+ * starts the MPI library's non-blocking form (PMPI_Ibarrier, Ibcast, Iallreduce, Ireduce on
+ * s->leaders) once its node's part is in, tests its request at later passes, and then raises the
+ * node's release line (flags.h) for the members, who read the result after it.  The engine starts
+ * the leaders' calls in the lane's sequence order, the same on every leader, as MPI wants of
+ * collectives on one communicator, and raises the release lines in that order too.
+ *   Ibarrier    members arrive; the leader, once all have, starts PMPI_Ibarrier; done: released
+ *   Iallreduce  members copy their contribution into their slots; the leader, once all are
+ *               there, reduces them in node rank order into the result area (as the blocking
+ *               op) and starts PMPI_Iallreduce in place on it; all copy the result out
+ *   Ibcast      the root packs into the result area; its node's leader, once the root has
+ *               arrived, starts PMPI_Ibcast from there, the other leaders into their result
+ *               areas at once; on the root's node members read once the root has arrived,
+ *               elsewhere once released
+ *   Ireduce     as Iallreduce, PMPI_Ireduce to the root's leader; the root copies the result
+ * A rank that does not lead its node has no remote part: its op is over once its node is
+ * released.  The leaders' calls need their leader to run progress (a start, Test, Wait of ours,
+ * or a blocking collective on the same communicator, which completes them first): a leader
+ * blocked in a call the interposer does not see (MPI_Recv, say) holds its node's ops until it
+ * returns.  Values: the leaders' call is the MPI library's non-blocking form where the blocking
+ * op uses its blocking form up to 32 KiB (leaders.h); for floating-point sums on three or more
+ * nodes the library may combine the node results in another order.
+ *
+ * Measured (bench/mpi_osu.c rows ibarrier, ibcast, iallreduce, ireduce, 8 B-64 KiB, on 2 emulated
+ * hosts, oshrun --hosts 2: MPI's TCP between them; -i 100 -r 7, each row's two columns alternating
+ * in the same run; 4 runs per shape and MPI, the MPIs and shapes taken in turn and then in reverse
+ * order; load 9-11 on 2 cores, other engineers' jobs running), windows widened (64 KiB); ratio =
+ * library / nodeshm, the median over the 4 runs per size:
+ *   MPICH 5.0, 2 ranks per host: ibarrier 1.35x, ibcast 1.3-1.6x up to 128 B and 1.1-1.5x from
+ *   8 KiB, 0.99-1.03x at 256 B-4 KiB (both columns 30-45 us: one TCP message either way: a dip a
+ *   window cannot skip), iallreduce 0.99-1.28x (single runs 0.44-4.7x), ireduce 1.06-1.6x; 4 per
+ *   host: ibarrier 1.8x, ibcast 1.0-1.6x, iallreduce 1.1-1.6x, ireduce 1.2-1.8x.  On everywhere
+ *   up to 64 KiB.
+ *   Open MPI 5.0, 2 per host: ibarrier 1.3x; ibcast 0.40-0.91x up to 128 B (its own takes 10 us
+ *   there: eager sends, as its blocking bcast), 1.07x at 256 B, 1.3-1.7x at 512 B-16 KiB, 0.93x
+ *   at 32 KiB; iallreduce 0.72-1.02x (0.93x the median size): off; ireduce 1.0-4.2x up to
+ *   32 KiB, 0.88x at 64 KiB.  4 per host: ibarrier 2.0x, ibcast 1.4-2.4x, iallreduce 1.5-2.0x,
+ *   ireduce 0.97-1.0x at 8-32 B (its own small ireduce), 1.7-5.9x above.  So Open MPI's windows
+ *   between nodes: ibcast 256 B-16 KiB at 2 per host, iallreduce off there, ireduce to 32 KiB
+ *   there and from 64 B at 4 (nsmpi_config.h); 5 and more per host take the 4-per-host values
+ *   (not measurable here).  The defaults rerun (2 runs per shape, load 10-13): sizes handed to
+ *   the library 0.86-1.04x (the library in both columns); where nodeshm runs 1.0-6.9x in both
+ *   runs but single points at 0.78-0.96x (MPICH 2 per host: ibcast 8 B and 4 KiB, iallreduce
+ *   1-4 KiB; Open MPI 2 per host: ireduce 8-16 B 0.87x, the other run 1.0x). */
+#include "mpi/nonblocking.h"
+
+#include <string.h>
+
+int nsm_nb_between_nodes(int op)
+{
+    return op == NSM_OP_IBARRIER || op == NSM_OP_IBCAST || op == NSM_OP_IALLREDUCE || op == NSM_OP_IREDUCE;
+}
+
+static int released(const nodeshm_nb_t *nb)
+{
+    const nodeshm_flags_t *f = &nb->lane->area->flags;
+    return nodeshm_flag_load(&f->lines[f->n].arrive) >= nb->seq;
+}
+
+/* The leader's request: over once the library says so; then the node is released. */
+static int leaders_test(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    int flag = 0;
+    PMPI_Test(&o->lreq, &flag, MPI_STATUS_IGNORE);
+    if (!flag) return 0;
+    nodeshm_flags_release(&nb->lane->area->flags, nb->seq);
+    return 1;
+}
+
+/* A member that does not lead: its op is over once the leader released the node. */
+static int member_released(nodeshm_nb_t *nb) { return released(nb); }
+static int nothing_more(nodeshm_nb_t *nb)
+{
+    (void)nb;
+    return 1;
+}
+static int arrive(nodeshm_nb_t *nb)
+{
+    nodeshm_flags_arrive(&nb->lane->area->flags, nb->seq);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- Ibarrier */
+
+static int barrier_start(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    if (!nodeshm_nb_all_arrived(nb)) return 0;
+    PMPI_Ibarrier(o->s->leaders, &o->lreq);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- Iallreduce, Ireduce */
+
+static int reduction_start(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    const nsm_state_t *s = o->s;
+    if (!nodeshm_nb_all_arrived(nb)) return 0;
+    nsm_nb_reduce_slots(nb, nb->bufs.result);
+    if (o->root_nr < 0) {
+        PMPI_Iallreduce(MPI_IN_PLACE, nb->bufs.result, o->rcount, o->rtype, o->op, s->leaders, &o->lreq);
+    } else {
+        int root_node = s->node_of[o->root_nr], mine = root_node == s->my_node;
+        PMPI_Ireduce(mine ? MPI_IN_PLACE : nb->bufs.result, mine ? nb->bufs.result : NULL, o->rcount, o->rtype, o->op,
+                     root_node, s->leaders, &o->lreq);
+    }
+    return 1;
+}
+
+/* Iallreduce: everyone copies the result out once released (the leader: after its call) */
+static int allreduce_complete(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    if (!released(nb)) return 0;
+    memcpy(o->recvbuf, nb->bufs.result, o->bytes);
+    return 1;
+}
+/* Ireduce: the root does; the others are done */
+static int reduce_complete(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    if (o->s->rank != o->root_nr) return 1;
+    return allreduce_complete(nb);
+}
+
+/* ---------------------------------------------------------------- Ibcast */
+
+static int bcast_root_here(const nsm_nb_op_t *o) { return o->s->node_of[o->root_nr] == o->s->my_node; }
+/* the root's node rank (on its node) */
+static int bcast_root_nr(const nsm_nb_op_t *o)
+{
+    const nsm_state_t *s = o->s;
+    return s->stage_index[o->root_nr] - s->node_first[s->node_of[o->root_nr]];
+}
+
+static int bcast_publish(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    if (o->s->rank != o->root_nr) return 1; /* only the root puts something */
+    nsm_pack(nb->bufs.result, o->bytes, o->recvbuf, o->rcount, o->rtype, o->s->comm);
+    return arrive(nb);
+}
+
+static int bcast_start(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    /* the root's leader sends what the root put there; the others receive into their node's */
+    if (bcast_root_here(o) && !nodeshm_nb_arrived(nb, bcast_root_nr(o))) return 0;
+    PMPI_Ibcast(nb->bufs.result, (int)o->bytes, MPI_BYTE, o->s->node_of[o->root_nr], o->s->leaders, &o->lreq);
+    return 1;
+}
+
+static int bcast_complete(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    if (o->s->rank == o->root_nr) return 1;
+    /* on the root's node the data is there once the root has arrived: no wait for the leaders */
+    if (!(bcast_root_here(o) ? nodeshm_nb_arrived(nb, bcast_root_nr(o)) : released(nb))) return 0;
+    nsm_unpack(o->recvbuf, o->rcount, o->rtype, nb->bufs.result, o->bytes, o->s->comm);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- the steps */
+
+int nsm_nb_nodes_steps(nsm_nb_op_t *o, int id)
+{
+    const nsm_state_t *s = o->s;
+    const int leader = s->node_rank == 0;
+    nodeshm_nb_t *nb = &o->nb;
+    int writes = 1;
+    switch (id) {
+    case NSM_OP_IBARRIER:
+        nb->publish = arrive;
+        nb->complete = leader ? nothing_more : member_released;
+        nb->remote_start = barrier_start;
+        writes = 0;
+        break;
+    case NSM_OP_IBCAST:
+        nb->publish = bcast_publish;
+        nb->complete = bcast_complete;
+        nb->remote_start = bcast_start;
+        /* the root and the other nodes' leaders write the result area; the rest only read it */
+        writes = s->rank == o->root_nr || (leader && !bcast_root_here(o));
+        break;
+    default: /* Iallreduce (root_nr -1), Ireduce: nonblocking.c's publish (the slot) */
+        nb->complete = id == NSM_OP_IREDUCE ? reduce_complete : allreduce_complete;
+        nb->remote_start = reduction_start;
+        break;
+    }
+    if (leader) {
+        nb->remote_test = leaders_test;
+    } else {
+        nb->remote_start = NULL;
+    }
+    return writes;
+}
