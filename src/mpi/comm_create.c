@@ -15,44 +15,61 @@
  * is left alone: it must not block. */
 #include "mpi/nsmpi.h"
 
-/* comm's state, made now if parent has an active one (collective over comm's ranks). */
-static void nsm_inherit_state(MPI_Comm parent, MPI_Comm comm)
+/* Whether comm has parent's group in parent's order, as a split or create may (all ranks, keys in
+ * rank order): local, and the same answer on every rank of comm (both groups are). */
+static int nsm_same_group(MPI_Comm parent, MPI_Comm comm)
+{
+    MPI_Group a, b;
+    int same = MPI_UNEQUAL;
+    PMPI_Comm_group(parent, &a);
+    PMPI_Comm_group(comm, &b);
+    PMPI_Group_compare(a, b, &same);
+    PMPI_Group_free(&a);
+    PMPI_Group_free(&b);
+    return same == MPI_IDENT;
+}
+
+/* comm's state, made now if parent has an active one (collective over comm's ranks); from
+ * parent's shape where comm has its group in its order (nsm_get_dup_state): a dup always. */
+static void nsm_inherit_state(MPI_Comm parent, MPI_Comm comm, int dup)
 {
     nsm_state_t *s = NULL;
-    if (comm != MPI_COMM_NULL && nsm_peek_state(parent, &s) && s) nsm_get_state(comm);
+    if (comm == MPI_COMM_NULL || !nsm_peek_state(parent, &s) || !s) return;
+    if (dup || nsm_same_group(parent, comm)) nsm_get_dup_state(comm, s);
+    else nsm_get_state(comm);
 }
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     int rc = PMPI_Comm_dup(comm, newcomm);
-    if (rc == MPI_SUCCESS) nsm_inherit_state(comm, *newcomm);
+    if (rc == MPI_SUCCESS) nsm_inherit_state(comm, *newcomm, 1);
     return rc;
 }
 
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
-    if (rc == MPI_SUCCESS) nsm_inherit_state(comm, *newcomm);
+    if (rc == MPI_SUCCESS) nsm_inherit_state(comm, *newcomm, 1);
     return rc;
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     int rc = PMPI_Comm_split(comm, color, key, newcomm);
-    if (rc == MPI_SUCCESS) nsm_inherit_state(comm, *newcomm);
+    if (rc == MPI_SUCCESS) nsm_inherit_state(comm, *newcomm, 0);
     return rc;
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
-    if (rc == MPI_SUCCESS) nsm_inherit_state(comm, *newcomm);
+    if (rc == MPI_SUCCESS) nsm_inherit_state(comm, *newcomm, 0);
     return rc;
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     int rc = PMPI_Comm_create(comm, group, newcomm);
-    if (rc == MPI_SUCCESS) nsm_inherit_state(comm, *newcomm);
+    if (rc == MPI_SUCCESS) nsm_inherit_state(comm, *newcomm, 0);
     return rc;
 }
