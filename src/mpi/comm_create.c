@@ -14,9 +14,11 @@
  * MPICH 1.4-1.5 ms bare, 8.8-10 ms with it; Open MPI 0.08-0.12 ms, 0.6-1.0 ms).  A dup on one
  * node (or a split keeping the group in its order) takes its parent's shape instead
  * (nsm_get_dup_state: no node split, no allgather, no communicator made): the same pair, 6
- * alternating runs of 200 at a load of 9.4-10.3, medians of the runs' medians, bare / full state
- * / shape taken: MPICH 1.5 / 4.6 / 1.5 ms (CPU of all ranks per pair 2.9 / 7.4 / 3.0 ms), Open
- * MPI 0.15 / 2.0 / 0.92 ms (CPU 0.19 / 0.61 / 0.38 ms); and under MPICH all 2045 live dups of
+ * alternating runs of 200, medians of the runs' medians, bare / full state / shape taken, at a
+ * load of 9.4-10.3: MPICH 1.5 / 4.6 / 1.5 ms (CPU of all ranks per pair 2.9 / 7.4 / 3.0 ms),
+ * Open MPI 0.15 / 2.0 / 0.92 ms (CPU 0.19 / 0.61 / 0.38 ms); again at 4.2-5.3: MPICH 3.2 / 25 /
+ * 8.8 ms, Open MPI 0.042 / 0.26 / 0.093 ms; full / taken per round 2.4-3.1x (MPICH, both sets
+ * 0.54-8.1x), 1.3-12x (Open MPI); and under MPICH all 2045 live dups of
  * MPI_COMM_WORLD accelerated (the full state's split found no context id for the last 2; bare
  * 2046).  MPI_Comm_idup is left alone: it must not block. */
 #include "mpi/nsmpi.h"
