@@ -16,6 +16,12 @@
  *      the MPI library).
  *   4. --alternate K calls on four communicators of one group (dups A, B, a dup of A, a reversed
  *      split), taking turns: op i on communicator i % 4, each checked and counted.
+ *   5. dups outliving their parents: a dup B of a dup A (A freed before B's first call), a dup D
+ *      (MPI_Comm_dup_with_info, then MPI_Comm_dup) of B, B and the middle one freed first, a
+ *      split of D keeping its order (D freed first), and a dup of a reversed split freed first:
+ *      on each an MPI_Iallreduce first (its state exists from the dup on: counted on one node),
+ *      then every op, checked and counted (a dup on one node takes its parent's shape: nothing
+ *      of it may be left to the parent).
  * --probe: only dups until failure with a collective on each, printing the count (with or
  * without the interposer).
  * The counters are found with dlsym, so the same source runs without the interposer. */
@@ -151,6 +157,61 @@ static void run_op(int op, MPI_Comm comm, int shape, long id)
     free(cnt);
 }
 
+/* A non-blocking allreduce first on comm (shape: as run_op), checked; counted on one node. */
+static void first_iallreduce(MPI_Comm comm, int shape, long id)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    long x = val(id, rank, 0), y = -1, want = 0, before = accel_op ? accel_op("iallreduce") : 0;
+    for (int q = 0; q < size; q++) want += val(id, q, 0);
+    MPI_Request rq;
+    MPI_Iallreduce(&x, &y, 1, MPI_LONG, MPI_SUM, comm, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    CHECK(y == want, "call %ld: MPI_Iallreduce first on a dup: %ld, expected %ld", id, y, want);
+    if (expect_accel && shape == 2) {
+        long grew = accel_op ? accel_op("iallreduce") - before : 0;
+        CHECK(grew == 1, "call %ld: MPI_Iallreduce first on a dup: accelerated %ld times, not 1", id, grew);
+    }
+}
+
+/* 5. (see the top): every op on dups whose parents were freed first */
+static void orphans(int world_shape)
+{
+    MPI_Comm a, b, c, d, split, e;
+    MPI_Info info;
+    long id = 2000000;
+    MPI_Comm_dup(MPI_COMM_WORLD, &a);
+    run_op(ALLREDUCE, a, world_shape, id++);
+    MPI_Comm_dup(a, &b);
+    MPI_Comm_free(&a);
+    first_iallreduce(b, world_shape, id++);
+    for (int i = 0; i < N_OPS; i++) run_op(i, b, world_shape, id++);
+    MPI_Info_create(&info);
+    MPI_Comm_dup_with_info(b, info, &c);
+    MPI_Info_free(&info);
+    MPI_Comm_dup(c, &d);
+    MPI_Comm_free(&b);
+    MPI_Comm_free(&c);
+    first_iallreduce(d, world_shape, id++);
+    for (int i = 0; i < 2 * N_OPS; i++) run_op(i % N_OPS, d, world_shape, id++);
+    MPI_Comm f; /* a split that keeps every rank in order: a dup in all but name */
+    MPI_Comm_split(d, 7, wrank, &f);
+    MPI_Comm_free(&d);
+    first_iallreduce(f, world_shape, id++);
+    for (int i = 0; i < N_OPS; i++) run_op(i, f, world_shape, id++);
+    MPI_Comm_free(&f);
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_split(MPI_COMM_WORLD, size > 2 ? wrank % 2 : 0, -wrank, &split);
+    int split_shape = shape_of(split);
+    MPI_Comm_dup(split, &e);
+    MPI_Comm_free(&split);
+    first_iallreduce(e, split_shape, id++);
+    for (int i = 0; i < N_OPS; i++) run_op(i, e, split_shape, id++);
+    MPI_Comm_free(&e);
+}
+
 /* Dups of the world until one fails (at most cap), a collective on each from the `from`-th on
  * (values checked: the program must go on however the interposer fares; -1: none); frees them;
  * their count. */
@@ -256,6 +317,7 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, 0, -wrank, &turns[3]);
     for (int i = 0; i < alternate; i++) run_op(i % N_OPS, turns[i % 4], world_shape, 1000000 + i);
     for (int k = 0; k < 4; k++) MPI_Comm_free(&turns[k]);
+    orphans(world_shape);
     t[4] = MPI_Wtime();
     long mine[2] = {failures, checks}, sum[2];
     PMPI_Allreduce(mine, sum, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

@@ -5,22 +5,28 @@
 # moves).  Where the MPI has no persistent collectives the program exits 77: skipped.
 if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   find_program(NODESHM_ENV_PROGRAM env)
-  foreach(kind linked plain)
-    set(target nodeshm_t_mpi_persistent)
-    set(name mpi_persistent)
-    if(kind STREQUAL "plain")
-      set(target nodeshm_t_mpi_persistent_plain)
-      set(name mpi_persistent_plain)
-    endif()
-    add_executable(${target} mpi_persistent.c)
-    set_target_properties(${target} PROPERTIES OUTPUT_NAME ${name})
-    # nsm_bigcount_config.h: which MPI_<Op>_init(_c) this MPI has (CMakeLists.txt)
-    target_include_directories(${target} PRIVATE "${PROJECT_BINARY_DIR}/generated")
-    if(kind STREQUAL "plain")
-      target_link_libraries(${target} PRIVATE MPI::MPI_C ${CMAKE_DL_LIBS})
-    else()
-      target_link_libraries(${target} PRIVATE nodeshm_mpi ${CMAKE_DL_LIBS})
-    endif()
+  # each program linked, and plain (for LD_PRELOAD); mpi_persist_inactive.c: inactive persistent
+  # requests (never started, completed) in the nine completion calls, alone, beside
+  # MPI_REQUEST_NULL and a late point-to-point receive, beside an active one of ours
+  foreach(prog mpi_persistent mpi_persist_inactive)
+    foreach(kind linked plain)
+      set(name ${prog})
+      if(kind STREQUAL "plain")
+        set(name ${prog}_plain)
+      endif()
+      set(target nodeshm_t_${name})
+      add_executable(${target} ${prog}.c)
+      set_target_properties(${target} PROPERTIES OUTPUT_NAME ${name})
+      # nsm_bigcount_config.h: which MPI_<Op>_init(_c) this MPI has (CMakeLists.txt)
+      target_include_directories(${target} PRIVATE "${PROJECT_BINARY_DIR}/generated")
+      if(kind STREQUAL "plain")
+        target_link_libraries(${target} PRIVATE MPI::MPI_C ${CMAKE_DL_LIBS})
+      else()
+        target_link_libraries(${target} PRIVATE nodeshm_mpi ${CMAKE_DL_LIBS})
+        # mpi_persist_inactive's PMPI probe is in the way where linked
+        target_compile_definitions(${target} PRIVATE NSM_PROBE_LINKED)
+      endif()
+    endforeach()
   endforeach()
   # the window the test counts on, whatever the defaults
   set(p_env)
@@ -62,5 +68,13 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
       PASS_REGULAR_EXPRESSION "${_pass}" ENVIRONMENT "${p_env}")
     list(APPEND _p_tests mpi_persistent_preload_np${np})
   endforeach()
+  nodeshm_add_mpi_test(NAME mpi_persist_inactive NP 2 4 ARGS --expect-accel TIMEOUT 300
+                       PASS_REGEX "mpi_persist_inactive: PASS" ENV ${p_env})
+  add_test(NAME mpi_persist_inactive_preload_np3
+    COMMAND "${NODESHM_OSHRUN}" -np 3 "${NODESHM_ENV_PROGRAM}"
+            "LD_PRELOAD=$<TARGET_FILE:nodeshm_mpi>" $<TARGET_FILE:nodeshm_t_mpi_persist_inactive_plain> --expect-accel)
+  set_tests_properties(mpi_persist_inactive_preload_np3 PROPERTIES TIMEOUT 300 LABELS "mpi;np3"
+    PASS_REGULAR_EXPRESSION "mpi_persist_inactive: PASS" ENVIRONMENT "${p_env}")
+  list(APPEND _p_tests mpi_persist_inactive_np2 mpi_persist_inactive_np4 mpi_persist_inactive_preload_np3)
   set_tests_properties(${_p_tests} PROPERTIES SKIP_RETURN_CODE 77)
 endif()

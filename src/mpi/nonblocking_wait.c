@@ -2,8 +2,8 @@
  * Testany, Testsome, Request_get_status, Wait, Waitall, Waitany, Waitsome.
  *
  * With none outstanding in the process (one relaxed load; a persistent request of ours started
- * and not yet returned counts: nsm_nb_hold) each goes straight to the MPI library; Waitall and
- * Testall first load whether persistent requests of ours exist at all (persistent.h: MPICH).
+ * and not yet returned counts: nsm_nb_hold) each goes straight to the MPI library, after a
+ * load of whether persistent requests of ours exist at all (persistent.h: inactive ones too).
  * Otherwise a test makes one progress pass over every communicator's ops (core/coll/progress.h)
  * and then asks the library, which completes our generalized requests as any others; a wait
  * alternates passes with the library's test of the same arguments (core/wait.h's policy between
@@ -13,7 +13,7 @@
  * progressing point-to-point and its own requests in mixed arrays, and leaves statuses, errors
  * and MPI_UNDEFINED to it; waiting in a loop of ours also drives ops the caller does not wait
  * for, whose peers may need this rank's done flags to reuse their buffers.
- * Persistent collectives of ours started and not yet returned (persistent.h) are looked for first
+ * Persistent collectives of ours (persistent.h), active or not, are looked for first
  * (persistent_wait.c): NSM_PERSIST(call) returns its result when the call had one of them. */
 #include "mpi/nsmpi.h"
 #include "mpi/persistent.h"
@@ -25,12 +25,6 @@
  * 2 ranks on a loaded machine: 2-3 ms per call against 0.5-1 ms for MPICH's own). */
 #define NSM_TEST_EVERY 64
 #define NSM_PERSIST(call)                                                                          \
-    do {                                                                                           \
-        int rc_;                                                                                   \
-        if (__builtin_expect(nsm_persist_any(), 0) && call) return rc_;                            \
-    } while (0)
-/* Waitall, Testall: whenever requests of ours exist, started or not (persistent.h: MPICH) */
-#define NSM_PERSIST_ALL(call)                                                                      \
     do {                                                                                           \
         int rc_;                                                                                   \
         if (__builtin_expect(nsm_persist_exist(), 0) && call) return rc_;                          \
@@ -60,15 +54,15 @@ static inline int nsm_testall_rc(int rc, int *flag)
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-    if (!nodeshm_nb_any()) return PMPI_Wait(request, status);
     NSM_PERSIST(nsm_persist_wait(request, status, &rc_));
+    if (!nodeshm_nb_any()) return PMPI_Wait(request, status);
     int flag = 0;
     NSM_WAIT_BY_TESTS(PMPI_Test(request, &flag, status), flag, PMPI_Wait(request, status));
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
-    NSM_PERSIST_ALL(nsm_persist_waitall(count, requests, statuses, &rc_));
+    NSM_PERSIST(nsm_persist_waitall(count, requests, statuses, &rc_));
     if (!nodeshm_nb_any()) return PMPI_Waitall(count, requests, statuses);
     int flag = 0;
     /* MPICH 5.0.2's Testall says MPI_ERR_IN_STATUS whenever the array holds a persistent
@@ -80,8 +74,8 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 
 int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
-    if (!nodeshm_nb_any()) return PMPI_Waitany(count, requests, index, status);
     NSM_PERSIST(nsm_persist_waitany(count, requests, index, status, &rc_));
+    if (!nodeshm_nb_any()) return PMPI_Waitany(count, requests, index, status);
     int flag = 0;
     NSM_WAIT_BY_TESTS(PMPI_Testany(count, requests, index, &flag, status), flag,
                       PMPI_Waitany(count, requests, index, status));
@@ -90,23 +84,23 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
 /* Testsome: outcount 0 is "none yet"; MPI_UNDEFINED (no active request) ends the wait too */
 int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
 {
-    if (!nodeshm_nb_any()) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
     NSM_PERSIST(nsm_persist_waitsome(incount, requests, outcount, indices, statuses, &rc_));
+    if (!nodeshm_nb_any()) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
     NSM_WAIT_BY_TESTS(PMPI_Testsome(incount, requests, outcount, indices, statuses), *outcount != 0,
                       PMPI_Waitsome(incount, requests, outcount, indices, statuses));
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    if (!nodeshm_nb_any()) return PMPI_Test(request, flag, status);
     NSM_PERSIST(nsm_persist_test(request, flag, status, &rc_));
+    if (!nodeshm_nb_any()) return PMPI_Test(request, flag, status);
     nodeshm_nb_progress();
     return PMPI_Test(request, flag, status);
 }
 
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
 {
-    NSM_PERSIST_ALL(nsm_persist_testall(count, requests, flag, statuses, &rc_));
+    NSM_PERSIST(nsm_persist_testall(count, requests, flag, statuses, &rc_));
     if (!nodeshm_nb_any()) return PMPI_Testall(count, requests, flag, statuses);
     nodeshm_nb_progress();
     return PMPI_Testall(count, requests, flag, statuses);
@@ -114,24 +108,24 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
 
 int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
 {
-    if (!nodeshm_nb_any()) return PMPI_Testany(count, requests, index, flag, status);
     NSM_PERSIST(nsm_persist_testany(count, requests, index, flag, status, &rc_));
+    if (!nodeshm_nb_any()) return PMPI_Testany(count, requests, index, flag, status);
     nodeshm_nb_progress();
     return PMPI_Testany(count, requests, index, flag, status);
 }
 
 int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
 {
-    if (!nodeshm_nb_any()) return PMPI_Testsome(incount, requests, outcount, indices, statuses);
     NSM_PERSIST(nsm_persist_testsome(incount, requests, outcount, indices, statuses, &rc_));
+    if (!nodeshm_nb_any()) return PMPI_Testsome(incount, requests, outcount, indices, statuses);
     nodeshm_nb_progress();
     return PMPI_Testsome(incount, requests, outcount, indices, statuses);
 }
 
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    if (!nodeshm_nb_any()) return PMPI_Request_get_status(request, flag, status);
     NSM_PERSIST(nsm_persist_get_status(request, flag, status, &rc_));
+    if (!nodeshm_nb_any()) return PMPI_Request_get_status(request, flag, status);
     nodeshm_nb_progress();
     return PMPI_Request_get_status(request, flag, status);
 }

@@ -85,6 +85,9 @@ static inline MPI_Request *nsm_requests(int n, const char *call)
 /* Collective over comm at first call; NULL when comm gets no acceleration (intercomm, size 1,
  * not initialized...). */
 nsm_state_t *nsm_get_state(MPI_Comm comm);
+/* The same for comm, made from (a dup of: same group, same order) a communicator whose active
+ * state is `parent`: on one node it takes parent's shape instead of finding it (state.c). */
+nsm_state_t *nsm_get_dup_state(MPI_Comm comm, const nsm_state_t *parent);
 /* For a non-blocking start, which must not wait for peers: whether comm's state was made already
  * (by an earlier collective; *s: it, or NULL where comm gets no acceleration); 0: it was not,
  * and making it is collective, so the call goes to the MPI library (the same on every rank). */

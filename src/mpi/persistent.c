@@ -57,7 +57,7 @@ struct nsm_persist {
     int why;              /* stats: the outcome of a start (NSM_WHY_*) */
     int gone;             /* its communicator was freed */
     int active;           /* started (ours), not yet returned complete */
-    int lib_started;      /* the library's request was started once (a start it ran) */
+    int lib_last;         /* the library ran its last start: its request, as MPI sees it */
     int done;             /* the current start's op has completed (atomic) */
     int me, root, rooted; /* comm rank; the root, if the op has one */
     int result;           /* the op's data goes through the result area (bcast), else the slots */
@@ -73,8 +73,8 @@ struct nsm_persist {
 
 #define P_BUCKETS 1024
 static nsm_persist_t *p_table[P_BUCKETS];
-long nsm_persist_entries; /* 0: MPI_Start, Startall, Request_free go straight to the library */
-long nsm_persist_active;
+long nsm_persist_entries; /* 0: MPI_Start, Startall, Request_free and the Wait/Test family go
+                           * straight to the library */
 static pthread_mutex_t p_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static unsigned p_hash(MPI_Request r)
@@ -270,7 +270,7 @@ static int p_start(nsm_persist_t *e, MPI_Request *request)
     int rc = MPI_SUCCESS;
     if (e->how == P_LIBRARY || e->how == P_UNDECIDED) {
         rc = PMPI_Start(request);
-        e->lib_started = 1;
+        e->lib_last = 1;
     } else {
         if (e->active) {
             fprintf(stderr, "nodeshm_mpi: MPI_Start: a request of %s that is active (started, not yet completed by "
@@ -278,8 +278,8 @@ static int p_start(nsm_persist_t *e, MPI_Request *request)
             nodeshm_abort_job(1);
         }
         e->active = 1;
+        e->lib_last = 0;
         __atomic_store_n(&e->done, e->how == P_EMPTY, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&nsm_persist_active, 1, __ATOMIC_RELAXED);
         nsm_nb_hold(1);
         if (e->how == P_OURS) {
             nsm_nb_op_t *o = nsm_nb_new(e->s, e->steps.publish, e->steps.complete, NULL);
@@ -345,16 +345,10 @@ int MPI_Request_free(MPI_Request *request)
 
 /* ---------------------------------------------------------------- for the Wait/Test family */
 
-nsm_persist_t *nsm_persist_started(MPI_Request request)
+nsm_persist_t *nsm_persist_ours(MPI_Request request)
 {
     nsm_persist_t *e = p_find(request);
-    return e && e->active ? e : NULL;
-}
-
-nsm_persist_t *nsm_persist_hidden(MPI_Request request)
-{
-    nsm_persist_t *e = p_find(request);
-    return e && (e->active || !e->lib_started) ? e : NULL;
+    return e && (e->active || !e->lib_last) ? e : NULL;
 }
 int nsm_persist_active_now(const nsm_persist_t *e) { return e->active; }
 
@@ -373,7 +367,6 @@ void nsm_persist_empty_status(MPI_Status *status)
 void nsm_persist_return(nsm_persist_t *e, MPI_Status *status)
 {
     e->active = 0;
-    __atomic_fetch_sub(&nsm_persist_active, 1, __ATOMIC_RELAXED);
     nsm_nb_hold(-1);
     nsm_persist_empty_status(status);
 }

@@ -1,15 +1,19 @@
 /* libnodeshm_mpi: the MPI_Wait/MPI_Test family's part for the persistent collectives of ours
  * (persistent.h says why: the library's request of each stays inactive).  nonblocking_wait.c calls
- * these while some are started (one relaxed load otherwise); each finds the started ones of ours
- * among its arguments and, with none, lets the call go on as before.
- *   Wait, Test, Request_get_status   progress until (or say whether) ours has completed
- *   Waitall     progress until all of ours have completed; ours are returned, then the library
- *               waits for the others (an array without ours: MPICH fails on them, persistent.h)
- *   Testall     the library's Testall on the others once all of ours have completed (if it then
- *               says no, none of ours is returned: MPI modifies no request then)
- *   Waitany, Waitsome, Testany, Testsome   ours that completed, besides what the library's
- *               Testany/Testsome give (where ours are active, "no active request" is not true)
- * The library sees ours as inactive requests: complete, with an empty status, which ours get too.
+ * these whenever some exist (one relaxed load otherwise); each finds ours among its arguments by
+ * the one rule (nsm_persist_ours) and, with none, lets the call go on as before.  An inactive one
+ * of ours is a null request (MPI); the library is given the array with MPI_REQUEST_NULL in place
+ * of every one of ours (the view: same indices), so whatever it answers (indices, MPI_UNDEFINED,
+ * statuses) is the standard's answer for its part.
+ *   Wait, Test, Request_get_status   progress until (or say whether) ours has completed;
+ *               inactive: at once, complete, empty status
+ *   Waitall     progress until the active ones of ours have completed, the library's Waitall on
+ *               the view, ours returned with empty statuses
+ *   Testall     the library's Testall on the view once the active ones of ours have completed
+ *               (if it then says no, none of ours is returned: MPI modifies no request then)
+ *   Waitany, Waitsome, Testany, Testsome   active ones of ours that completed, besides what the
+ *               library gives on the view (while ours are active, its "no active request" is
+ *               not the answer); none of ours active: the library's call on the view
  * While waiting the library is polled every NSM_PERSIST_POLL_EVERY steps, so that its requests
  * (and those its peers wait for: point to point) progress as MPI promises. */
 #include "mpi/persistent.h"
@@ -17,55 +21,63 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The started requests of ours among an array: their indices (on the stack up to P_LOCAL). */
+/* The requests of ours among an array (their indices, entries), how many are active, and the
+ * array as the library sees it (on the stack up to P_LOCAL requests). */
 #define P_LOCAL 32
 typedef struct p_set {
-    int n;
+    int count, n, active;
     int *idx;
     nsm_persist_t **e;
+    MPI_Request *view;
     int local_idx[P_LOCAL];
     nsm_persist_t *local_e[P_LOCAL];
+    MPI_Request local_view[P_LOCAL];
 } p_set_t;
 
-static int p_collect_as(p_set_t *set, int count, const MPI_Request requests[], int all)
+/* 0 when the array holds none of ours (nothing to release) */
+static int p_collect(p_set_t *set, int count, const MPI_Request requests[])
 {
-    set->n = 0;
+    set->count = count;
+    set->n = set->active = 0;
     set->idx = set->local_idx;
     set->e = set->local_e;
+    set->view = set->local_view;
     for (int i = 0; requests && i < count; i++) {
-        nsm_persist_t *e = all ? nsm_persist_hidden(requests[i]) : nsm_persist_started(requests[i]);
+        nsm_persist_t *e = nsm_persist_ours(requests[i]);
         if (!e) continue;
-        if (set->n == P_LOCAL && set->idx == set->local_idx) {
-            int *idx = malloc(sizeof *idx * (size_t)count);
-            nsm_persist_t **es = malloc(sizeof *es * (size_t)count);
-            if (!idx || !es) {
+        if (set->n == 0 && count > P_LOCAL) {
+            set->idx = malloc(sizeof *set->idx * (size_t)count);
+            set->e = malloc(sizeof *set->e * (size_t)count);
+            set->view = malloc(sizeof *set->view * (size_t)count);
+            if (!set->idx || !set->e || !set->view) {
                 fprintf(stderr, "nodeshm_mpi: MPI_Wait/MPI_Test family: out of memory for %d requests\n", count);
                 nodeshm_abort_job(1);
             }
-            for (int k = 0; k < P_LOCAL; k++) idx[k] = set->local_idx[k], es[k] = set->local_e[k];
-            set->idx = idx;
-            set->e = es;
         }
         set->idx[set->n] = i;
         set->e[set->n++] = e;
+        set->active += nsm_persist_active_now(e);
     }
-    return set->n;
+    if (!set->n) return 0;
+    for (int i = 0, k = 0; i < count; i++) {
+        int ours = k < set->n && set->idx[k] == i;
+        set->view[i] = ours ? MPI_REQUEST_NULL : requests[i];
+        k += ours;
+    }
+    return 1;
 }
 
-static int p_collect(p_set_t *set, int count, const MPI_Request requests[])
+/* The library's handles back into the caller's array (it nulls those it completed); then frees. */
+static void p_back(p_set_t *set, MPI_Request requests[])
 {
-    return p_collect_as(set, count, requests, 0);
-}
-static int p_collect_all(p_set_t *set, int count, const MPI_Request requests[])
-{
-    return p_collect_as(set, count, requests, 1);
-}
-
-static void p_release(p_set_t *set)
-{
+    for (int i = 0, k = 0; i < set->count; i++) {
+        if (k < set->n && set->idx[k] == i) k++;
+        else requests[i] = set->view[i];
+    }
     if (set->idx == set->local_idx) return;
     free(set->idx);
     free(set->e);
+    free(set->view);
 }
 
 static MPI_Status *p_status_at(MPI_Status statuses[], int i)
@@ -73,91 +85,64 @@ static MPI_Status *p_status_at(MPI_Status statuses[], int i)
     return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
 
+static int p_live_done(const nsm_persist_t *e) { return nsm_persist_active_now(e) && nsm_persist_done(e); }
+
+/* ---------------------------------------------------------------- one request */
+
 int nsm_persist_wait(MPI_Request *request, MPI_Status *status, int *rc)
 {
-    nsm_persist_t *e = request ? nsm_persist_started(*request) : NULL;
+    nsm_persist_t *e = request ? nsm_persist_ours(*request) : NULL;
     if (!e) return 0;
-    nsm_persist_finish(e);
-    nsm_persist_return(e, status);
+    if (nsm_persist_active_now(e)) {
+        nsm_persist_finish(e);
+        nsm_persist_return(e, status);
+    } else {
+        nsm_persist_empty_status(status);
+    }
     *rc = MPI_SUCCESS;
+    return 1;
+}
+
+/* Test (ret 1: the request goes back inactive when complete) and Request_get_status (0: it stays) */
+static int p_test_one(MPI_Request request, int *flag, MPI_Status *status, int *rc, int ret)
+{
+    nsm_persist_t *e = nsm_persist_ours(request);
+    if (!e) return 0;
+    *rc = MPI_SUCCESS;
+    *flag = 1;
+    if (!nsm_persist_active_now(e)) {
+        nsm_persist_empty_status(status);
+        return 1;
+    }
+    nodeshm_nb_progress();
+    *flag = nsm_persist_done(e);
+    if (!*flag) nsm_persist_poke();
+    else if (ret) nsm_persist_return(e, status);
+    else nsm_persist_empty_status(status); /* it stays active until a Wait or Test returns it */
     return 1;
 }
 
 int nsm_persist_test(MPI_Request *request, int *flag, MPI_Status *status, int *rc)
 {
-    nsm_persist_t *e = request ? nsm_persist_started(*request) : NULL;
-    if (!e) return 0;
-    nodeshm_nb_progress();
-    *flag = nsm_persist_done(e);
-    if (*flag)
-        nsm_persist_return(e, status);
-    else
-        nsm_persist_poke();
-    *rc = MPI_SUCCESS;
-    return 1;
+    return request && p_test_one(*request, flag, status, rc, 1);
 }
 
 int nsm_persist_get_status(MPI_Request request, int *flag, MPI_Status *status, int *rc)
 {
-    nsm_persist_t *e = nsm_persist_started(request);
-    if (!e) return 0;
-    nodeshm_nb_progress();
-    *flag = nsm_persist_done(e);
-    if (*flag)
-        nsm_persist_empty_status(status); /* it stays active until a Wait or Test returns it */
-    else
-        nsm_persist_poke();
-    *rc = MPI_SUCCESS;
-    return 1;
+    return p_test_one(request, flag, status, rc, 0);
 }
 
-/* Waitall, Testall: the library's call on the others alone (MPICH 5.0.2 fails on persistent
- * collective requests it never started: persistent.h), through MPI_Waitall/MPI_Testall again
- * (with none of ours in it, their usual path: non-blocking ops of ours progress); handles and
- * statuses copied back into place.  flag: NULL for Waitall. */
-static int p_rest(int count, MPI_Request requests[], MPI_Status statuses[], const p_set_t *set, int *flag)
-{
-    int n = count - set->n, rc;
-    MPI_Request local_req[P_LOCAL], *sub = n <= P_LOCAL ? local_req : malloc(sizeof *sub * (size_t)n);
-    MPI_Status local_st[P_LOCAL], *st = MPI_STATUSES_IGNORE; /* NULL in Open MPI */
-    int no_memory = !sub;
-    if (statuses != MPI_STATUSES_IGNORE) {
-        st = n <= P_LOCAL ? local_st : malloc(sizeof *st * (size_t)(n ? n : 1));
-        no_memory |= !st;
-    }
-    if (no_memory) {
-        fprintf(stderr, "nodeshm_mpi: MPI_Waitall/MPI_Testall: out of memory for %d requests\n", count);
-        nodeshm_abort_job(1);
-    }
-    for (int i = 0, k = 0, j = 0; i < count; i++) {
-        if (k < set->n && set->idx[k] == i) k++;
-        else sub[j++] = requests[i];
-    }
-    rc = flag ? MPI_Testall(n, sub, flag, st) : MPI_Waitall(n, sub, st);
-    for (int i = 0, k = 0, j = 0; i < count; i++) {
-        if (k < set->n && set->idx[k] == i) {
-            k++;
-            continue;
-        }
-        requests[i] = sub[j];
-        if (st != MPI_STATUSES_IGNORE) statuses[i] = st[j];
-        j++;
-    }
-    if (sub != local_req) free(sub);
-    if (st != MPI_STATUSES_IGNORE && st != local_st) free(st);
-    return rc;
-}
+/* ---------------------------------------------------------------- all */
 
-/* set: the requests of ours in the array the library must not see (nsm_persist_hidden);
- * whether all active ones are done */
-static int p_collect_all(p_set_t *set, int count, const MPI_Request requests[]);
 static int p_active_done(const p_set_t *set)
 {
     for (int k = 0; k < set->n; k++)
         if (nsm_persist_active_now(set->e[k]) && !nsm_persist_done(set->e[k])) return 0;
     return 1;
 }
-/* ours complete for the caller: the active ones returned, all with an empty status */
+
+/* ours complete for the caller: the active ones returned (before the library waits: a returned
+ * one no longer holds the non-blocking wait loop), all with an empty status */
 static void p_return_all(p_set_t *set, MPI_Status statuses[])
 {
     for (int k = 0; k < set->n; k++) {
@@ -166,47 +151,58 @@ static void p_return_all(p_set_t *set, MPI_Status statuses[])
         else nsm_persist_empty_status(st);
     }
 }
+static void p_empty_all(const p_set_t *set, MPI_Status statuses[])
+{
+    for (int k = 0; k < set->n; k++) nsm_persist_empty_status(p_status_at(statuses, set->idx[k]));
+}
 
 int nsm_persist_waitall(int count, MPI_Request requests[], MPI_Status statuses[], int *rc)
 {
     p_set_t set;
-    if (!p_collect_all(&set, count, requests)) return 0;
+    if (!p_collect(&set, count, requests)) return 0;
     nodeshm_waiter_t w = NODESHM_WAITER_INIT;
     for (unsigned steps = 1; nodeshm_nb_progress(), !p_active_done(&set); steps++) {
         if (steps % NSM_PERSIST_POLL_EVERY == 0) nsm_persist_poke();
         nodeshm_wait_step(&w);
     }
     p_return_all(&set, statuses);
-    *rc = p_rest(count, requests, statuses, &set, NULL);
-    p_release(&set);
+    /* through MPI_Waitall again: with none of ours in the view, its usual path (non-blocking ops
+     * of ours progress while the library waits); it writes statuses in our places too */
+    *rc = MPI_Waitall(count, set.view, statuses);
+    p_empty_all(&set, statuses);
+    p_back(&set, requests);
     return 1;
 }
 
 int nsm_persist_testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[], int *rc)
 {
     p_set_t set;
-    if (!p_collect_all(&set, count, requests)) return 0;
+    if (!p_collect(&set, count, requests)) return 0;
     nodeshm_nb_progress();
     *rc = MPI_SUCCESS;
     *flag = 0;
-    if (!p_active_done(&set))
+    if (!p_active_done(&set)) {
         nsm_persist_poke(); /* MPI: no request is modified unless all are complete */
-    else if ((*rc = p_rest(count, requests, statuses, &set, flag)) == MPI_SUCCESS && *flag)
-        p_return_all(&set, statuses);
-    else if (*rc == MPI_ERR_IN_STATUS && *flag) /* ours: complete with the others, else pending */
-        p_return_all(&set, statuses);
-    else if (*rc == MPI_ERR_IN_STATUS)
-        for (int k = 0; statuses != MPI_STATUSES_IGNORE && k < set.n; k++)
-            statuses[set.idx[k]].MPI_ERROR = MPI_ERR_PENDING;
-    p_release(&set);
+    } else {
+        *rc = PMPI_Testall(count, set.view, flag, statuses);
+        /* MPICH 5.0.2 says MPI_ERR_IN_STATUS on persistent collectives it runs, also complete ones:
+         * ours are complete with the others, or pending */
+        if ((*rc == MPI_SUCCESS || *rc == MPI_ERR_IN_STATUS) && *flag) p_return_all(&set, statuses);
+        else if (*rc == MPI_ERR_IN_STATUS)
+            for (int k = 0; statuses != MPI_STATUSES_IGNORE && k < set.n; k++)
+                statuses[set.idx[k]].MPI_ERROR = nsm_persist_active_now(set.e[k]) ? MPI_ERR_PENDING : MPI_SUCCESS;
+    }
+    p_back(&set, requests);
     return 1;
 }
 
-/* The first of ours in set that has completed, returned: its index, else -1. */
+/* ---------------------------------------------------------------- any, some */
+
+/* The first active one of ours that has completed, returned: its index, else -1. */
 static int p_return_one(p_set_t *set, MPI_Status *status)
 {
     for (int k = 0; k < set->n; k++)
-        if (nsm_persist_done(set->e[k])) {
+        if (p_live_done(set->e[k])) {
             nsm_persist_return(set->e[k], status);
             return set->idx[k];
         }
@@ -217,8 +213,13 @@ int nsm_persist_waitany(int count, MPI_Request requests[], int *index, MPI_Statu
 {
     p_set_t set;
     if (!p_collect(&set, count, requests)) return 0;
-    nodeshm_waiter_t w = NODESHM_WAITER_INIT;
     *rc = MPI_SUCCESS;
+    if (!set.active) { /* the library's wait (its MPI_UNDEFINED when nothing of its own is active) */
+        *rc = MPI_Waitany(count, set.view, index, status);
+        p_back(&set, requests);
+        return 1;
+    }
+    nodeshm_waiter_t w = NODESHM_WAITER_INIT;
     for (unsigned steps = 1;; steps++) {
         nodeshm_nb_progress();
         int i = p_return_one(&set, status);
@@ -228,12 +229,12 @@ int nsm_persist_waitany(int count, MPI_Request requests[], int *index, MPI_Statu
         }
         if (steps % NSM_PERSIST_POLL_EVERY == 0) {
             int flag = 0;
-            *rc = PMPI_Testany(count, requests, index, &flag, status);
+            *rc = PMPI_Testany(count, set.view, index, &flag, status);
             if (*rc != MPI_SUCCESS || (flag && *index != MPI_UNDEFINED)) break;
         }
         nodeshm_wait_step(&w);
     }
-    p_release(&set);
+    p_back(&set, requests);
     return 1;
 }
 
@@ -248,19 +249,20 @@ int nsm_persist_testany(int count, MPI_Request requests[], int *index, int *flag
         *flag = 1;
         *rc = MPI_SUCCESS;
     } else {
-        *rc = PMPI_Testany(count, requests, index, flag, status);
-        if (*rc == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED) *flag = 0; /* ours are active */
+        *rc = PMPI_Testany(count, set.view, index, flag, status);
+        if (*rc == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED && set.active) *flag = 0; /* ours are active */
     }
-    p_release(&set);
+    p_back(&set, requests);
     return 1;
 }
 
-/* Appends ours that have completed after the *outcount the library gave (MPI_UNDEFINED: 0). */
+/* Appends the active ones of ours that have completed after the *outcount the library gave
+ * (MPI_UNDEFINED: 0, as ours are active). */
 static void p_append_done(p_set_t *set, int *outcount, int indices[], MPI_Status statuses[])
 {
     int out = *outcount == MPI_UNDEFINED ? 0 : *outcount;
     for (int k = 0; k < set->n; k++)
-        if (nsm_persist_done(set->e[k])) {
+        if (p_live_done(set->e[k])) {
             indices[out] = set->idx[k];
             nsm_persist_return(set->e[k], p_status_at(statuses, out));
             out++;
@@ -271,7 +273,7 @@ static void p_append_done(p_set_t *set, int *outcount, int indices[], MPI_Status
 static int p_any_done(const p_set_t *set)
 {
     for (int k = 0; k < set->n; k++)
-        if (nsm_persist_done(set->e[k])) return 1;
+        if (p_live_done(set->e[k])) return 1;
     return 0;
 }
 
@@ -280,18 +282,23 @@ int nsm_persist_waitsome(int incount, MPI_Request requests[], int *outcount, int
 {
     p_set_t set;
     if (!p_collect(&set, incount, requests)) return 0;
+    if (!set.active) {
+        *rc = MPI_Waitsome(incount, set.view, outcount, indices, statuses);
+        p_back(&set, requests);
+        return 1;
+    }
     nodeshm_waiter_t w = NODESHM_WAITER_INIT;
     for (unsigned steps = 1;; steps++) {
         nodeshm_nb_progress();
         if (p_any_done(&set) || steps % NSM_PERSIST_POLL_EVERY == 0) {
-            *rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+            *rc = PMPI_Testsome(incount, set.view, outcount, indices, statuses);
             if (*rc != MPI_SUCCESS) break;
             p_append_done(&set, outcount, indices, statuses);
             if (*outcount) break;
         }
         nodeshm_wait_step(&w);
     }
-    p_release(&set);
+    p_back(&set, requests);
     return 1;
 }
 
@@ -301,8 +308,8 @@ int nsm_persist_testsome(int incount, MPI_Request requests[], int *outcount, int
     p_set_t set;
     if (!p_collect(&set, incount, requests)) return 0;
     nodeshm_nb_progress();
-    *rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
-    if (*rc == MPI_SUCCESS) p_append_done(&set, outcount, indices, statuses);
-    p_release(&set);
+    *rc = PMPI_Testsome(incount, set.view, outcount, indices, statuses);
+    if (*rc == MPI_SUCCESS && set.active) p_append_done(&set, outcount, indices, statuses);
+    p_back(&set, requests);
     return 1;
 }

@@ -16,7 +16,8 @@
  *     collectives among them: MPI_Comm_create_group over the leaders alone.
  * Nothing is shared between dups beyond that: each has its own flags, sequence numbers and
  * buffers, because two communicators may run collectives at the same time (threads) and in
- * different orders on different ranks. */
+ * different orders on different ranks.  A dup on one node copies its parent's shape instead of
+ * finding it again (nsm_get_dup_state: no node split, no allgather). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -243,6 +244,40 @@ static int nsm_ranks_of(MPI_Comm sub, MPI_Group in, int n, int *out)
 
 #define NSM_LEADERS_TAG 0x6e736d /* MPI_Comm_create_group's tag for a leaders communicator */
 
+/* Whether a dup of the communicator with state p can take p's shape (nsm_copy_shape): p lies on
+ * one node, node rank = comm rank, so that the dup itself is its node communicator. */
+static int nsm_dup_takes_shape(const nsm_state_t *p)
+{
+    if (!p || !p->active || p->n_nodes != 1 || p->node_size != p->size) return 0;
+    for (int r = 0; r < p->size; r++)
+        if (p->node_members[r] != r) return 0;
+    return 1;
+}
+
+/* The shape of p's communicator, copied: a dup has the same group in the same order (MPI), so
+ * what the node split and the leaders' allgather found holds for it (no collective).  Copies,
+ * not shared: either may be freed first. */
+static void nsm_copy_shape(nsm_state_t *s, const nsm_state_t *p)
+{
+    size_t all = sizeof(int) * (size_t)s->size, nodes = sizeof(int) * ((size_t)p->n_nodes + 1);
+    s->node_rank = p->node_rank;
+    s->node_size = p->node_size;
+    s->n_nodes = p->n_nodes;
+    s->my_node = p->my_node;
+    s->max_node_size = p->max_node_size;
+    s->node_of = malloc(all);
+    s->stage_index = malloc(all);
+    s->node_members = malloc(sizeof(int) * (size_t)p->node_size);
+    s->node_first = malloc(nodes);
+    s->node_count = malloc(nodes);
+    if (!s->node_of || !s->stage_index || !s->node_members || !s->node_first || !s->node_count) nsm_no_memory(s);
+    memcpy(s->node_of, p->node_of, all);
+    memcpy(s->stage_index, p->stage_index, all);
+    memcpy(s->node_members, p->node_members, sizeof(int) * (size_t)p->node_size);
+    memcpy(s->node_first, p->node_first, nodes);
+    memcpy(s->node_count, p->node_count, nodes);
+}
+
 /* Collective over comm, inside a collective call of the user's on it: every rank is there, so
  * the state's own collectives run on comm itself.  Frugal with MPICH's context ids: the node
  * split lives only until the shape is known; the shared memory is a file, not an MPI window (a
@@ -250,8 +285,16 @@ static int nsm_ranks_of(MPI_Comm sub, MPI_Group in, int n, int *out)
  * communicator, on the leaders alone (MPI_Comm_create_group).  Where MPI has no context id left
  * for the split or the leaders, the communicator is simply not accelerated: comm's errors come
  * back to us meanwhile (a thread doing point to point on comm at that moment would see its
- * errors returned too: a narrow window, and only with MPI_THREAD_MULTIPLE). */
-static nsm_state_t *nsm_create_state(MPI_Comm comm)
+ * errors returned too: a narrow window, and only with MPI_THREAD_MULTIPLE).
+ *   parent: the state of the communicator comm duplicates, when it can lend its shape
+ * (nsm_dup_takes_shape): then no node split, no allgather, and comm itself maps the node file
+ * (on one node it is the node communicator), so a dup's state costs its node file and the
+ * agreement on its id and tag (MPICH, 4 ranks on 2 cores: see comm_create.c).  Across nodes a
+ * dup still makes its own state: its node files need node communicators and its collectives a
+ * leaders communicator of its own (sharing the parent's would let two communicators' collectives
+ * meet on one: MPI lets non-blocking ones on two communicators start in different orders on
+ * different ranks, and threads run collectives on two communicators at once). */
+static nsm_state_t *nsm_create_state(MPI_Comm comm, const nsm_state_t *parent)
 {
     nsm_state_t *s = calloc(1, sizeof *s);
     if (!s) {
@@ -267,32 +310,39 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
     PMPI_Comm_get_errhandler(comm, &user);
     PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
 
-    MPI_Comm node;
-    MPI_Group group;
-    PMPI_Comm_group(comm, &group);
-    int physical_size = 1, leader = -1;
-    s->node_of = malloc(sizeof(int) * (size_t)s->size);
-    s->stage_index = malloc(sizeof(int) * (size_t)s->size);
-    int *leaders = malloc(sizeof(int) * (size_t)s->size);
-    if (!s->node_of || !s->stage_index || !leaders) nsm_no_memory(s);
-    if (nsm_split_node(comm, &node, &physical_size) == MPI_SUCCESS) {
-        PMPI_Comm_rank(node, &s->node_rank);
-        PMPI_Comm_size(node, &s->node_size);
-        if (!(s->node_members = malloc(sizeof(int) * (size_t)s->node_size))) nsm_no_memory(s);
-        if (nsm_ranks_of(node, group, s->node_size, s->node_members)) leader = s->node_members[0];
+    MPI_Comm node = MPI_COMM_NULL, map_on = comm; /* the node split made here; the one mapping */
+    MPI_Group group = MPI_GROUP_NULL;
+    int *leaders = NULL;
+    if (parent) {
+        nsm_copy_shape(s, parent);
+        s->active = 1;
+    } else {
+        PMPI_Comm_group(comm, &group);
+        int physical_size = 1, leader = -1;
+        s->node_of = malloc(sizeof(int) * (size_t)s->size);
+        s->stage_index = malloc(sizeof(int) * (size_t)s->size);
+        leaders = malloc(sizeof(int) * (size_t)s->size);
+        if (!s->node_of || !s->stage_index || !leaders) nsm_no_memory(s);
+        if (nsm_split_node(comm, &node, &physical_size) == MPI_SUCCESS) {
+            PMPI_Comm_rank(node, &s->node_rank);
+            PMPI_Comm_size(node, &s->node_size);
+            if (!(s->node_members = malloc(sizeof(int) * (size_t)s->node_size))) nsm_no_memory(s);
+            if (nsm_ranks_of(node, group, s->node_size, s->node_members)) leader = s->node_members[0];
+        }
+        PMPI_Allgather(&leader, 1, MPI_INT, s->node_of, 1, MPI_INT, comm);
+        s->active = nsm_set_shape(s, leaders) && s->max_node_size > 1;
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        nsm_wait_policy(cpus > 0 && physical_size > cpus);
+        map_on = node;
     }
-    PMPI_Allgather(&leader, 1, MPI_INT, s->node_of, 1, MPI_INT, comm);
-    s->active = nsm_set_shape(s, leaders) && s->max_node_size > 1;
     for (int i = 0; i < NSM_OP_COUNT; i++)
         s->min[i] = nsm_op_min_at(i, s->max_node_size, s->n_nodes);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    nsm_wait_policy(cpus > 0 && physical_size > cpus);
 
     if (s->active) {
         int fail = 0;
         char why[256];
         s->shm_bytes = nsm_plan_buffers(s);
-        s->shm = nodeshm_shm_node_map(node, s->shm_bytes, "nodeshm-mpi", why, sizeof why);
+        s->shm = nodeshm_shm_node_map(map_on, s->shm_bytes, "nodeshm-mpi", why, sizeof why);
         if (s->shm) {
             nsm_map_buffers(s);
         } else {
@@ -345,7 +395,7 @@ static nsm_state_t *nsm_create_state(MPI_Comm comm)
         if (fail) nsm_release(s);
     }
     if (node != MPI_COMM_NULL) PMPI_Comm_free(&node);
-    PMPI_Group_free(&group);
+    if (group != MPI_GROUP_NULL) PMPI_Group_free(&group);
     free(leaders);
     PMPI_Comm_set_errhandler(comm, user);
     PMPI_Errhandler_free(&user);
@@ -410,7 +460,21 @@ nsm_state_t *nsm_get_state(MPI_Comm comm)
      * the id counter (atomic). */
     PMPI_Comm_get_attr(comm, nsm_keyval, &s, &flag);
     if (flag) return s->active ? s : NULL;
-    s = nsm_create_state(comm);
+    s = nsm_create_state(comm, NULL);
+    PMPI_Comm_set_attr(comm, nsm_keyval, s);
+    return s->active ? s : NULL;
+}
+
+nsm_state_t *nsm_get_dup_state(MPI_Comm comm, const nsm_state_t *parent)
+{
+    nsm_state_t *s;
+    int flag = 0;
+    if (!nsm_dup_takes_shape(parent)) return nsm_get_state(comm);
+    /* parent's state exists: the configuration is loaded, the keyval made, comm an
+     * intra-communicator of parent's size; MPI_Comm_dup copies none of our attributes */
+    PMPI_Comm_get_attr(comm, nsm_keyval, &s, &flag);
+    if (flag) return s->active ? s : NULL;
+    s = nsm_create_state(comm, parent);
     PMPI_Comm_set_attr(comm, nsm_keyval, s);
     return s->active ? s : NULL;
 }
