@@ -39,12 +39,18 @@
  *   up to 64 KiB.
  *   Open MPI 5.0, 2 per host: ibarrier 1.3x; ibcast 0.40-0.91x up to 128 B (its own takes 10 us
  *   there: eager sends, as its blocking bcast), 1.07x at 256 B, 1.3-1.7x at 512 B-16 KiB, 0.93x
- *   at 32 KiB; iallreduce 0.72-1.02x (0.93x the median size): off; ireduce 1.0-4.2x up to
- *   32 KiB, 0.88x at 64 KiB.  4 per host: ibarrier 2.0x, ibcast 1.4-2.4x, iallreduce 1.5-2.0x,
- *   ireduce 0.97-1.0x at 8-32 B (its own small ireduce), 1.7-5.9x above.  So Open MPI's windows
- *   between nodes: ibcast 256 B-16 KiB at 2 per host, iallreduce off there, ireduce to 32 KiB
- *   there and from 64 B at 4 (nsmpi_config.h); 5 and more per host take the 4-per-host values
- *   (not measurable here).  The defaults rerun (2 runs per shape, load 10-13): sizes handed to
+ *   at 32 KiB; iallreduce 0.72-1.02x (0.93x the median size); ireduce 1.0-4.2x up to 32 KiB,
+ *   0.88x at 64 KiB.  4 per host: ibarrier 2.0x, ibcast 1.4-2.4x, iallreduce 1.5-2.0x, ireduce
+ *   0.97-1.0x at 8-32 B (its own small ireduce), 1.7-5.9x above.  Then 2 per host again on a
+ *   quiet machine (load 2.6, the lead alone, 2 runs, medians): MPICH ibarrier 1.6x, ibcast
+ *   1.3-1.6x to 128 B, 1.00-1.06x at 256 B-4 KiB, 1.1-1.35x above, iallreduce 1.06-1.25x, ireduce
+ *   1.1-3.2x; Open MPI ibarrier 1.9x, ibcast 0.98-1.19x to 128 B and 1.2-1.8x from 256 B to
+ *   64 KiB, iallreduce 1.27-1.50x to 32 KiB and 0.88x at 64 KiB, ireduce 0.92-1.00x at 8-16 B and
+ *   1.5-5.3x from 32 B to 64 KiB.  So Open MPI's windows between nodes: ibcast 256 B-64 KiB,
+ *   iallreduce to 32 KiB, ireduce 32 B-64 KiB at 2 per host; from 64 B at 4; 5 and more per host
+ *   take the 4-per-host values
+ *   (not measurable here).  The first defaults (Open MPI at 2 per host: ibcast to 16 KiB,
+ *   iallreduce off, ireduce to 32 KiB) rerun (2 runs per shape, load 10-13): sizes handed to
  *   the library 0.86-1.04x (the library in both columns); where nodeshm runs 1.0-6.9x in both
  *   runs but single points at 0.78-0.96x (MPICH 2 per host: ibcast 8 B and 4 KiB, iallreduce
  *   1-4 KiB; Open MPI 2 per host: ireduce 8-16 B 0.87x, the other run 1.0x). */

@@ -158,13 +158,13 @@
     X(IBARRIER, ibarrier, NSM_PPN(0, 0, 0, 1, 1, 1), NSM_PPN(0, 0, 0, 1, 1, 1)) /* no size */      \
     X(IBCAST, ibcast, /* message bytes */                                                          \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64)),                    \
-      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(64), NSM_K(64)))                    \
+      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(64), NSM_K(64), NSM_K(64)))                    \
     X(IALLREDUCE, iallreduce, /* message bytes */                                                  \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64)),                    \
-      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, NSM_K(64), NSM_K(64)))                            \
+      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(32), NSM_K(64), NSM_K(64)))                    \
     X(IREDUCE, ireduce, /* message bytes */                                                        \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64)),                    \
-      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(32), NSM_K(64), NSM_K(64)))                    \
+      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(64), NSM_K(64), NSM_K(64)))                    \
     X(IGATHER, igather, /* bytes per rank */                                                       \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
     X(ISCATTER, iscatter, /* bytes per rank */                                                     \
@@ -222,7 +222,7 @@
     /* non-blocking between nodes, Open MPI (its own eager small ibcast at 2 ranks per node, its  \
      * small ireduce at 4): src/mpi/nonblocking_nodes.c */                                        \
     X(IBCAST, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 256, 0, 0))                              \
-    X(IREDUCE, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 64, 64))                             \
+    X(IREDUCE, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 32, 64, 64))                            \
     /* persistent forms, Open MPI (its own take 0.4-0.9 us per start and wait here): persistent.c */ \
     X(BCAST_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 0, 0, 0))                         \
     X(REDUCE_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 0, 0, 0))                         \
