@@ -39,6 +39,30 @@ function(nodeshm_add_test_executable name)
   target_link_libraries(${target} PRIVATE nodeshm)
 endfunction()
 
+# nodeshm_add_interposer_programs(<prog> [LIBS <lib>...] [LINKED_DEFINITIONS <def>...])
+#   Two executables of tests/<prog>.c for libnodeshm_mpi: nodeshm_t_<prog> (output <prog>) linked
+#   with it, and nodeshm_t_<prog>_plain (output <prog>_plain) linked with MPI only, for
+#   LD_PRELOAD.  Both see the generated headers (nsm_bigcount_config.h: which MPI_<Op>_c and
+#   MPI_<Op>_init this MPI has); LINKED_DEFINITIONS go to the linked one only.
+function(nodeshm_add_interposer_programs prog)
+  cmake_parse_arguments(A "" "" "LIBS;LINKED_DEFINITIONS" ${ARGN})
+  foreach(kind linked plain)
+    set(name ${prog})
+    set(lib nodeshm_mpi)
+    if(kind STREQUAL "plain")
+      set(name ${prog}_plain)
+      set(lib MPI::MPI_C)
+    endif()
+    add_executable(nodeshm_t_${name} ${prog}.c)
+    set_target_properties(nodeshm_t_${name} PROPERTIES OUTPUT_NAME ${name})
+    target_include_directories(nodeshm_t_${name} PRIVATE "${PROJECT_BINARY_DIR}/generated")
+    target_link_libraries(nodeshm_t_${name} PRIVATE ${lib} ${CMAKE_DL_LIBS} ${A_LIBS})
+    if(kind STREQUAL "linked" AND A_LINKED_DEFINITIONS)
+      target_compile_definitions(nodeshm_t_${name} PRIVATE ${A_LINKED_DEFINITIONS})
+    endif()
+  endforeach()
+endfunction()
+
 # Sets properties shared by both test kinds; args come from cmake_parse_arguments.
 function(_nodeshm_test_properties test timeout will_fail pass_regex env)
   if(NOT timeout)

@@ -8,26 +8,9 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   # each program linked, and plain (for LD_PRELOAD); mpi_persist_inactive.c: inactive persistent
   # requests (never started, completed) in the nine completion calls, alone, beside
   # MPI_REQUEST_NULL and a late point-to-point receive, beside an active one of ours
-  foreach(prog mpi_persistent mpi_persist_inactive)
-    foreach(kind linked plain)
-      set(name ${prog})
-      if(kind STREQUAL "plain")
-        set(name ${prog}_plain)
-      endif()
-      set(target nodeshm_t_${name})
-      add_executable(${target} ${prog}.c)
-      set_target_properties(${target} PROPERTIES OUTPUT_NAME ${name})
-      # nsm_bigcount_config.h: which MPI_<Op>_init(_c) this MPI has (CMakeLists.txt)
-      target_include_directories(${target} PRIVATE "${PROJECT_BINARY_DIR}/generated")
-      if(kind STREQUAL "plain")
-        target_link_libraries(${target} PRIVATE MPI::MPI_C ${CMAKE_DL_LIBS})
-      else()
-        target_link_libraries(${target} PRIVATE nodeshm_mpi ${CMAKE_DL_LIBS})
-        # mpi_persist_inactive's PMPI probe is in the way where linked
-        target_compile_definitions(${target} PRIVATE NSM_PROBE_LINKED)
-      endif()
-    endforeach()
-  endforeach()
+  nodeshm_add_interposer_programs(mpi_persistent)
+  # its PMPI probe is in the way where linked
+  nodeshm_add_interposer_programs(mpi_persist_inactive LINKED_DEFINITIONS NSM_PROBE_LINKED)
   # the window the test counts on, whatever the defaults
   set(p_env)
   foreach(op BCAST ALLREDUCE REDUCE GATHER SCATTER ALLGATHER)

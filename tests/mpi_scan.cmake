@@ -5,22 +5,7 @@
 # window narrower than the test is told (it must fail: a call handed to the library is seen).
 if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   find_program(NODESHM_ENV_PROGRAM env)
-  foreach(kind linked plain)
-    set(target nodeshm_t_mpi_scan)
-    set(name mpi_scan)
-    if(kind STREQUAL "plain")
-      set(target nodeshm_t_mpi_scan_plain)
-      set(name mpi_scan_plain)
-    endif()
-    add_executable(${target} mpi_scan.c)
-    set_target_properties(${target} PROPERTIES OUTPUT_NAME ${name})
-    target_include_directories(${target} PRIVATE "${PROJECT_BINARY_DIR}/generated")
-    if(kind STREQUAL "plain")
-      target_link_libraries(${target} PRIVATE MPI::MPI_C ${CMAKE_DL_LIBS} m)
-    else()
-      target_link_libraries(${target} PRIVATE nodeshm_mpi ${CMAKE_DL_LIBS} m)
-    endif()
-  endforeach()
+  nodeshm_add_interposer_programs(mpi_scan LIBS m)
   # the windows the test counts on (its --window and --stride), whatever the defaults
   set(scan_env NODESHM_MPI_SCAN_MAX=64k NODESHM_MPI_EXSCAN_MAX=64k NODESHM_MPI_REDUCE_SCATTER_MAX=64k
       NODESHM_MPI_ALLTOALLW_MAX=4k NODESHM_MPI_SCAN_MIN=0 NODESHM_MPI_EXSCAN_MIN=0)
