@@ -14,14 +14,15 @@
  * and a new init halfway; a communicator freed before its requests.
  *
  * Each op's counter (nodeshm_mpi_accelerated_op("<op>_init")) must move by exactly the starts that
- * had to run in the interposer: with --expect-accel those on one node inside the window set by
- * tests/mpi_persistent.cmake (NODESHM_MPI_<OP>_INIT_MAX=16k, --window); --expect-none: none.
+ * had to run in the interposer: with --expect-accel those inside the window set by
+ * tests/mpi_persistent.cmake (NODESHM_MPI_<OP>_INIT_MAX=16k, --window), on one node every op,
+ * between nodes (pseudo-nodes, emulated hosts) barrier_init, bcast_init, allreduce_init and
+ * reduce_init where a node holds 2 ranks or more; --expect-none: none.
  *
  * First of all, before any blocking collective: an MPI_Ibcast, an MPI_Iallreduce and two starts
  * of an MPI_Bcast_init on MPI_COMM_WORLD, which has its interposer state from MPI_Init: where a
  * node holds 2 ranks or more (between nodes too) ibcast and iallreduce count 1 each unless
- * --expect-no-shm, bcast_init 2
- * with --expect-accel; and the node-shared memory is mapped right after MPI_Init.  With
+ * --expect-no-shm, bcast_init 2 with --expect-accel; and the node-shared memory is mapped right after MPI_Init.  With
  * --expect-no-shm (NODESHM_MPI_DISABLE=all) nothing of nodeshm's is mapped, then or at the end.
  *
  *   mpi_persistent [--expect-accel | --expect-none] [--expect-no-shm] [--window BYTES] [--rounds N]
@@ -76,7 +77,6 @@ static int maps_nodeshm(void)
 /* MPI_COMM_WORLD's first collectives, all non-blocking or persistent (see the top). */
 static void first_on_world(int wsize, int expect_no_shm)
 {
-    int world_one = on_one_node(MPI_COMM_WORLD) && wsize > 1; /* PMPI inside: makes no state */
     long b_ib = acc("ibcast"), b_iar = acc("iallreduce"), b_bi = acc("bcast_init");
     int v[64], w[40], root = wsize - 1;
     long in = (long)(mix(seed ^ 0xf1u ^ (uint64_t)wrank) % 1000), sum = -1, want_sum = 0;
@@ -98,7 +98,8 @@ static void first_on_world(int wsize, int expect_no_shm)
     }
     MPI_Request_free(&p);
     if (!acc_fn) return;
-    long nb = nb_active(MPI_COMM_WORLD) && !expect_no_shm, pi = expect_accel && world_one ? 2 : 0;
+    /* bcast_init runs between nodes too, where the communicator has shared buffers */
+    long nb = nb_active(MPI_COMM_WORLD) && !expect_no_shm, pi = expect_accel && nb_active(MPI_COMM_WORLD) ? 2 : 0;
     CHECK(acc("ibcast") - b_ib == nb, "MPI_COMM_WORLD's first ibcast: %ld accelerated, expected %ld",
           acc("ibcast") - b_ib, nb);
     CHECK(acc("iallreduce") - b_iar == nb, "MPI_COMM_WORLD's first iallreduce: %ld accelerated, expected %ld",
@@ -125,6 +126,11 @@ static const int op_of[PER] = {0, 1, 1, 2, 2, 2, 3, 4, 5, 6, 1};
 static const char *const what[PER] = {"barrier", "bcast int", "bcast pairs at the root", "allreduce long sum",
                                       "allreduce int bxor", "allreduce double max", "reduce long sum", "gather",
                                       "scatter", "allgather", "bcast above the window"};
+
+/* Whether the interposer runs a start of this kind on a communicator: on one node every kind;
+ * between nodes (pseudo-nodes, emulated hosts) barrier, bcast, allreduce and reduce, where the
+ * communicator has shared buffers (a node holds 2 of its ranks or more). */
+static int runs_here(int kind, int one_node, int active) { return one_node || (active && op_of[kind] <= 3); }
 
 typedef struct preq {
     int kind, c, me, csize, root, n, in_place, accel;
@@ -348,9 +354,11 @@ int main(int argc, char **argv)
     int wsize;
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); /* Testall: see complete_all */
-    if (acc_fn && wsize > 1)
-        CHECK(shm_at_init == !expect_no_shm, "node-shared memory mapped right after MPI_Init: %d, expected %d",
-              shm_at_init, !expect_no_shm);
+    if (acc_fn && wsize > 1) { /* none where no node holds 2 ranks (pseudo-nodes of 1) */
+        int want_shm = !expect_no_shm && nb_active(MPI_COMM_WORLD);
+        CHECK(shm_at_init == want_shm, "node-shared memory mapped right after MPI_Init: %d, expected %d", shm_at_init,
+              want_shm);
+    }
     first_on_world(wsize, expect_no_shm);
     long before[NOPS];
     for (int i = 0; i < NOPS; i++) before[i] = acc(op_name[i]);
@@ -358,7 +366,7 @@ int main(int argc, char **argv)
     /* comm 1: no blocking collective before its inits (the interposer has no state for it yet:
      * the library runs its starts until the MPI_Barrier at round `late`) */
     MPI_Comm comm[NC];
-    int one_node[NC], late = rounds / 3;
+    int one_node[NC], active[NC], late = rounds / 3;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm[0]);
     { /* MPI_Comm_idup's communicator has no state (a dup's gets one: src/mpi/comm_create.c) */
         MPI_Request q;
@@ -366,7 +374,10 @@ int main(int argc, char **argv)
         MPI_Wait(&q, MPI_STATUS_IGNORE);
     }
     MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &comm[2]); /* ranks reversed */
-    for (int c = 0; c < NC; c++) one_node[c] = on_one_node(comm[c]) && wsize > 1;
+    for (int c = 0; c < NC; c++) {
+        one_node[c] = on_one_node(comm[c]) && wsize > 1; /* PMPI inside: makes no state */
+        active[c] = nb_active(comm[c]);
+    }
     MPI_Barrier(comm[0]);
     MPI_Barrier(comm[2]);
 
@@ -377,7 +388,7 @@ int main(int argc, char **argv)
             *q = (preq_t){.kind = k, .c = c, .comm = comm[c], .pair = MPI_DATATYPE_NULL,
                           .decoy = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL},
                           /* comm 1: the library runs its first starts */
-                          .early = expect_accel && one_node[c] && c != 1};
+                          .early = expect_accel && runs_here(k, one_node[c], active[c]) && c != 1};
             MPI_Comm_rank(comm[c], &q->me);
             MPI_Comm_size(comm[c], &q->csize);
             init_req(q);
@@ -397,7 +408,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < NC * PER; i++) {
             fill(&p[i], r);
             req[i] = p[i].req;
-            int ours = expect_accel && one_node[p[i].c] && (p[i].c != 1 || r >= late) && p[i].accel;
+            int ours = expect_accel && runs_here(p[i].kind, one_node[p[i].c], active[p[i].c]) &&
+                       (p[i].c != 1 || r >= late) && p[i].accel;
             want[op_of[p[i].kind]] += ours;
         }
         int start = r % 3; /* the same on every rank: starts are collective calls, in order */
@@ -442,6 +454,8 @@ int main(int argc, char **argv)
     }
     if (expect_accel && wsize > 1 && one_node[0])
         CHECK(!none_expected, "an op with no start expected accelerated: the test cannot fail for it");
+    if (expect_accel && active[0] && !one_node[0]) /* between nodes: the four that run there */
+        for (int i = 0; i < 4; i++) CHECK(want[i] > 0, "%s: no start expected accelerated between nodes", op_name[i]);
 
     /* comm 2 freed before its requests (MPI keeps it for them) */
     MPI_Comm_free(&comm[2]);

@@ -1,8 +1,8 @@
 # libnodeshm_mpi: the MPI-4 persistent collectives (tests/mpi_persistent.c): values on fresh data
 # at every start, Startall/Start mixed with non-blocking and point-to-point requests, completed in
 # per-rank orders, and each op's counter moving by exactly the starts that had to be accelerated.
-# Linked and through LD_PRELOAD on one node; between pseudo-nodes and switched off (no counter
-# moves).  Where the MPI has no persistent collectives the program exits 77: skipped.
+# Linked and through LD_PRELOAD on one node; between pseudo-nodes and emulated hosts (barrier,
+# bcast, allreduce and reduce run there); switched off (no counter moves).  Where the MPI has no persistent collectives the program exits 77: skipped.
 if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   find_program(NODESHM_ENV_PROGRAM env)
   # each program linked, and plain (for LD_PRELOAD); mpi_persist_inactive.c: inactive persistent
@@ -31,8 +31,14 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   # one buffer bank: every second large op publishes late
   nodeshm_add_mpi_test(NAME mpi_persistent NP 3 ARGS --expect-accel TIMEOUT 300 PASS_REGEX "${_pass}"
                        ENV ${p_env} NODESHM_MPI_BANKS=1 SUFFIX _one_bank)
-  # between pseudo-nodes: the MPI library's
-  nodeshm_add_mpi_test(NAME mpi_persistent NP 4 PES_PER_NODE 2 ARGS --expect-none TIMEOUT 300
+  # between nodes barrier_init, bcast_init, allreduce_init and reduce_init run here (the
+  # non-blocking ops' steps there), the others are the MPI library's: pseudo-nodes of 2 and 2, of
+  # 2 and 1 (a leader alone), of 1 (no shared buffers: none), and 2 emulated hosts
+  nodeshm_add_mpi_test(NAME mpi_persistent NP 3 4 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
+                       PASS_REGEX "${_pass}" ENV ${p_env})
+  nodeshm_add_mpi_test(NAME mpi_persistent NP 3 PES_PER_NODE 1 ARGS --expect-accel TIMEOUT 300
+                       PASS_REGEX "${_pass}" ENV ${p_env})
+  nodeshm_add_mpi_test(NAME mpi_persistent NP 3 4 HOSTS 2 ARGS --expect-accel TIMEOUT 600
                        PASS_REGEX "${_pass}" ENV ${p_env})
   nodeshm_add_mpi_test(NAME mpi_persistent NP 4 ARGS --expect-none TIMEOUT 300 PASS_REGEX "${_pass}"
                        ENV ${p_env} "NODESHM_MPI_DISABLE=barrier_init,bcast_init,allreduce_init,reduce_init,gather_init,scatter_init,allgather_init"
@@ -41,8 +47,8 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   # MPI_COMM_WORLD's state, made at MPI_Init when on)
   nodeshm_add_mpi_test(NAME mpi_persistent NP 2 ARGS --expect-none --expect-no-shm TIMEOUT 300
                        PASS_REGEX "${_pass}" ENV ${p_env} NODESHM_MPI_DISABLE=all SUFFIX _off)
-  list(APPEND _p_tests mpi_persistent_np3_one_bank mpi_persistent_np4_ppn2 mpi_persistent_np4_disabled
-       mpi_persistent_np2_off)
+  list(APPEND _p_tests mpi_persistent_np3_one_bank mpi_persistent_np3_ppn2 mpi_persistent_np4_ppn2
+       mpi_persistent_np3_ppn1 mpi_persistent_np4_disabled mpi_persistent_np2_off)
   foreach(np 2 4)
     add_test(NAME mpi_persistent_preload_np${np}
       COMMAND "${NODESHM_OSHRUN}" -np ${np} "${NODESHM_ENV_PROGRAM}"

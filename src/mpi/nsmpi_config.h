@@ -182,18 +182,23 @@
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
     X(IALLTOALLV, ialltoallv, /* bytes of one rank pair: the matrix stride; larger go point to point */ \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
-    /* persistent forms (MPI_<Op>_init; a call is an MPI_Start): one node only, the non-blocking   \
-     * ops' engine; units as their rows; measurements: src/mpi/persistent.c */                     \
-    X(BARRIER_INIT, barrier_init, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) /* no size */ \
-    X(BCAST_INIT, bcast_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)                                  \
-    X(ALLREDUCE_INIT, allreduce_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)                          \
-    X(REDUCE_INIT, reduce_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)                                \
+    /* persistent forms (MPI_<Op>_init; a call is an MPI_Start): the non-blocking ops' engine, so \
+     * between nodes where their non-blocking op has a path there (barrier, bcast, allreduce,      \
+     * reduce; barrier_init has no size: between nodes where its column is not 0); units as their  \
+     * rows; measurements: src/mpi/persistent.c */                                                 \
+    X(BARRIER_INIT, barrier_init, NSM_PPN(0, 0, 0, 1, 1, 1), NSM_PPN(0, 0, 0, 1, 1, 1)) /* no size */ \
+    X(BCAST_INIT, bcast_init, NSM_PERSIST_NODES_MPICH, NSM_PERSIST_NODES_OMPI)                      \
+    X(ALLREDUCE_INIT, allreduce_init, NSM_PERSIST_NODES_MPICH,                                      \
+      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(32), NSM_K(64), NSM_K(64)))                    \
+    X(REDUCE_INIT, reduce_init, NSM_PERSIST_NODES_MPICH, NSM_PERSIST_NODES_OMPI)                    \
     X(GATHER_INIT, gather_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)                                \
     X(SCATTER_INIT, scatter_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)                              \
     X(ALLGATHER_INIT, allgather_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)
 /* the persistent rows' windows */
 #define NSM_PERSIST_MPICH NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0)
 #define NSM_PERSIST_OMPI NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)
+#define NSM_PERSIST_NODES_MPICH NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64))
+#define NSM_PERSIST_NODES_OMPI NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(64), NSM_K(64), NSM_K(64))
 
 /* X(ID, MPICH defaults, Open MPI defaults of NODESHM_MPI_<NAME>_MIN in bytes, same unit as _MAX):
  * the smallest message accelerated, for ops whose MPI library is faster at small sizes; ops not
@@ -224,8 +229,8 @@
     X(IBCAST, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 256, 0, 0))                              \
     X(IREDUCE, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 32, 64, 64))                            \
     /* persistent forms, Open MPI (its own take 0.4-0.9 us per start and wait here): persistent.c */ \
-    X(BCAST_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 0, 0, 0))                         \
-    X(REDUCE_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 0, 0, 0))                         \
+    X(BCAST_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 256, 0, 0))                       \
+    X(REDUCE_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 32, 64, 64))                      \
     X(GATHER_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 0, 0, 0))                        \
     X(SCATTER_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 0, 0, 0))                       \
     X(ALLGATHER_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 0, 0, 0))

@@ -1,4 +1,4 @@
-/* libnodeshm_mpi: MPI-4 persistent collectives on one node: MPI_Barrier_init, MPI_Bcast_init,
+/* libnodeshm_mpi: MPI-4 persistent collectives: MPI_Barrier_init, MPI_Bcast_init,
  * MPI_Allreduce_init, MPI_Reduce_init, MPI_Gather_init, MPI_Scatter_init, MPI_Allgather_init (and
  * their _c forms), each where the MPI has it (CMakeLists.txt checks mpi.h: nsm_bigcount_config.h);
  * MPI_Start, MPI_Startall and MPI_Request_free.  The Wait/Test family: persistent_wait.c.
@@ -6,7 +6,8 @@
  * <Op>_init makes the MPI library's own persistent request (PMPI_<Op>_init), so the caller holds
  * a handle the library understands (in any array, with any call), and records it here with the
  * op's arguments.  Whether nodeshm runs the op is decided once, by the non-blocking op's rules
- * (nonblocking.c: one node, a communicator whose state a blocking collective has made, reductions
+ * (nonblocking.c: one node, or between nodes the ops whose non-blocking form runs there, with its
+ * steps (nonblocking_nodes.c); a communicator whose state a blocking collective has made, reductions
  * with predefined datatypes and ops, bytes within NODESHM_MPI_<OP>_INIT_MIN/_MAX and the shared
  * buffers), on values all ranks agree on.  Init must not wait for peers (MPI-4: it is local), so
  * where the communicator has no state yet the question is asked again at each MPI_Start (each
@@ -170,6 +171,10 @@ static void p_library(nsm_persist_t *e, int why)
     p_drop_types(e);
 }
 
+/* The non-blocking op whose steps a kind's starts run (its between-nodes steps too). */
+static const int p_nb_id[] = {NSM_OP_IBARRIER, NSM_OP_IBCAST,     NSM_OP_IALLREDUCE, NSM_OP_IREDUCE,
+                              NSM_OP_IGATHER,  NSM_OP_IALLGATHER, NSM_OP_ISCATTER};
+
 /* The non-blocking op's decision (nonblocking.c, nsm_nb_state and each op's checks), once the
  * communicator's state exists; until then e stays undecided. */
 static void p_decide(nsm_persist_t *e)
@@ -183,7 +188,10 @@ static void p_decide(nsm_persist_t *e)
         e->why = NSM_WHY_SETUP; /* asked again at the next start */
         return;
     }
-    if (!s || s->n_nodes > 1) return p_library(e, nsm_why_window(id, e->comm, s, 1, e->bytes, NSM_WHY_NODES));
+    /* between nodes: the ops whose non-blocking form has a between-nodes path, within their
+     * several-nodes column (barrier_init, which has no size: where it is not 0) */
+    if (!s || (s->n_nodes > 1 && (!nsm_nb_between_nodes(p_nb_id[e->kind]) || (e->kind == K_BARRIER && !s->max[id]))))
+        return p_library(e, nsm_why_window(id, e->comm, s, 1, e->bytes, NSM_WHY_NODES));
     e->s = s;
     if (e->kind == K_BARRIER) {
         e->how = P_OURS;
@@ -192,7 +200,7 @@ static void p_decide(nsm_persist_t *e)
     }
     int bad_root = e->rooted && (e->root < 0 || e->root >= s->size);
     if (e->bytes < 0 || bad_root || (size_t)e->bytes > s->max[id] || (e->bytes > 0 && (size_t)e->bytes < s->min[id]) ||
-        !nsm_nb_fits(s, (size_t)e->bytes, e->result)) {
+        !nsm_nb_fits(s, (size_t)e->bytes, e->result) || (s->n_nodes > 1 && !nsm_nb_fits(s, (size_t)e->bytes, 1))) {
         int reduction = e->kind == K_ALLREDUCE || e->kind == K_REDUCE;
         return p_library(e, e->bytes < 0 ? (reduction && !nsm_op_ok(e->t.op) ? NSM_WHY_OP : NSM_WHY_DATATYPE)
                             : bad_root   ? NSM_WHY_ARGS
@@ -298,7 +306,9 @@ static int p_start(nsm_persist_t *e, MPI_Request *request)
             o->bytes = t->bytes;
             o->owner = e;
             o->nb.finished = p_finished;
-            nsm_nb_go(o, e->id, e->writes, t->bytes);
+            /* between nodes the non-blocking op's steps there, and who writes shared buffers */
+            int writes = e->s->n_nodes > 1 ? nsm_nb_nodes_steps(o, p_nb_id[e->kind]) : e->writes;
+            nsm_nb_go(o, e->id, writes, t->bytes);
         }
     }
     if (counting) nsm_stats_leave(&c, e->id, e->stat_bytes, rc);
