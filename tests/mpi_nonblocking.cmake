@@ -3,8 +3,8 @@
 # Iallgatherv, Ialltoall, Ialltoallv, with Ibcast and Iallreduce): values, several outstanding on
 # several communicators completed in per-rank orders, mixed with point to point, and each op's
 # counter moving by exactly the calls that had to be accelerated.  Linked and through LD_PRELOAD
-# on one node; between pseudo-nodes and emulated hosts (Ibarrier, Ibcast, Iallreduce, Ireduce run
-# there); switched off (no counter moves).
+# on one node; between pseudo-nodes and emulated hosts (mpi_nonblocking's seven ops run there, the
+# v-forms and alltoall go to the library); switched off (no counter moves).
 if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   find_program(NODESHM_ENV_PROGRAM env)
   # the window the tests count on, whatever the defaults
@@ -47,8 +47,8 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
       nodeshm_add_mpi_test(NAME ${prog} NP 4 ARGS --expect-accel --window 4096 TIMEOUT 300
                            PASS_REGEX "${_pass}" ENV ${ring_env} SUFFIX _ring)
     endif()
-    # between nodes: Ibarrier, Ibcast, Iallreduce, Ireduce run here (the leaders' part a third
-    # step), the others are the MPI library's; pseudo-nodes of 2 and 2, of 2 and 1 (a leader
+    # between nodes: Ibarrier, Ibcast, Iallreduce, Ireduce, Igather, Iscatter, Iallgather run here
+    # (the leaders' part a third step), the others are the MPI library's; pseudo-nodes of 2 and 2, of 2 and 1 (a leader
     # alone), of 1 (no shared buffers: none), and 2 emulated hosts
     nodeshm_add_mpi_test(NAME ${prog} NP 4 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
                          PASS_REGEX "${_pass}" ENV ${nb_env})

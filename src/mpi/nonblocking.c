@@ -18,8 +18,8 @@
  * Beyond the buffers' depth (the ring's entries, 256 calls up to 4 KiB; 2 banks above) a start
  * publishes at a later Test/Wait instead (progress.h).
  *
- * Between nodes Ibarrier, Ibcast, Iallreduce and Ireduce take the steps of nonblocking_nodes.c
- * (the node leaders' part a third step).
+ * Between nodes Ibarrier, Ibcast, Iallreduce, Ireduce, Igather, Iscatter and Iallgather take the
+ * steps of nonblocking_nodes.c (the node leaders' part a third step).
  *
  * Handed to the MPI library: the other ops on communicators spanning nodes; a communicator no collective call
  * has looked up yet (making its state is collective, and a start must not wait for peers: MPI
@@ -84,7 +84,8 @@ static void nb_release(nodeshm_nb_t *nb) { nb_unref((nsm_nb_op_t *)nb); }
 nsm_nb_op_t *nsm_nb_new(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete,
                         MPI_Request *request)
 {
-    return nsm_nb_new_sized(s, publish, complete, request, sizeof(nsm_nb_op_t));
+    return nsm_nb_new_sized(s, publish, complete, request,
+                            sizeof(nsm_nb_op_t) + (s->n_nodes > 1 ? 2 * sizeof(int) * (size_t)s->n_nodes : 0));
 }
 
 nsm_nb_op_t *nsm_nb_new_sized(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete,

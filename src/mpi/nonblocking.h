@@ -55,12 +55,23 @@ nsm_state_t *nsm_nb_state(int op, MPI_Comm comm, long long bytes);
  * this rank writes shared buffers. */
 int nsm_nb_between_nodes(int op);
 int nsm_nb_nodes_steps(nsm_nb_op_t *o, int op);
+/* Between nodes an op of nsm_nb_new has room after it for 2 * n_nodes ints: the leaders' v-call's
+ * counts and displacements (nonblocking_nodes.c), alive until the op is freed. */
+static inline int *nsm_nb_node_counts(nsm_nb_op_t *o) { return (int *)(o + 1); }
+/* Whether a gather, scatter or allgather of `bytes` per rank fits: on one node a slot, between
+ * nodes the stage (every rank's block, as the blocking ops). */
+static inline int nsm_nb_fits_blocks(const nsm_state_t *s, size_t bytes);
 /* Whether `bytes` fit the buffers an op uses (the result area: result 1, or a slot): those of
  * the ring entry or of the bank it gets, the same on every rank. */
 static inline int nsm_nb_fits(const nsm_state_t *s, size_t bytes, int result)
 {
     if (nodeshm_ring_fits(&s->area.ring, bytes)) return 1;
     return bytes <= (result ? s->area.banks.result_bytes : s->area.banks.slot_bytes);
+}
+static inline int nsm_nb_fits_blocks(const nsm_state_t *s, size_t bytes)
+{
+    if (s->n_nodes == 1) return nsm_nb_fits(s, bytes, 0);
+    return bytes <= s->area.banks.stage_bytes / (size_t)s->size;
 }
 /* The message bytes of a reduction the shared path takes (predefined op and datatype: MPI wants
  * the same on every rank), else -1. */

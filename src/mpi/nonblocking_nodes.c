@@ -1,8 +1,9 @@
-/* libnodeshm_mpi: MPI_Ibarrier, MPI_Ibcast, MPI_Iallreduce and MPI_Ireduce between nodes: the
- * steps nonblocking.c's starts take on a communicator that spans nodes (real ones, pseudo-nodes,
- * emulated hosts).
+/* libnodeshm_mpi: MPI_Ibarrier, MPI_Ibcast, MPI_Iallreduce, MPI_Ireduce, MPI_Igather, MPI_Iscatter
+ * and MPI_Iallgather between nodes: the steps nonblocking.c's and nonblocking_rooted.c's starts
+ * take on a communicator that spans nodes (real ones, pseudo-nodes, emulated hosts).
  *
- * The blocking ops' shape (barrier.c, bcast.c, allreduce.c, reduce.c): a node fan-in, the node
+ * The blocking ops' shape (barrier.c, bcast.c, allreduce.c, reduce.c, gather.c, scatter.c,
+ * allgather.c): a node fan-in, the node
  * leaders' call on their leaders' communicator, a fan-out; here every step is the progress
  * engine's and none waits (core/coll/progress.h).  The leader's call is the op's remote part: it
  * starts the MPI library's non-blocking form (PMPI_Ibarrier, Ibcast, Iallreduce, Ireduce on
@@ -19,6 +20,15 @@
  *               areas at once; on the root's node members read once the root has arrived,
  *               elsewhere once released
  *   Ireduce     as Iallreduce, PMPI_Ireduce to the root's leader; the root copies the result
+ *   Igather     every rank packs its block into the leader's stage (node by node, as gather.c);
+ *               the leader, once all are there, PMPI_Igatherv's its node's run of it to the
+ *               root's leader (in place there); the root unpacks all once released
+ *   Iallgather  the same with PMPI_Iallgatherv in place; everyone unpacks all once released
+ *   Iscatter    the root packs every other rank's block into the stage; its leader, once the
+ *               root has arrived, PMPI_Iscatterv's the node runs, the other leaders receive
+ *               theirs; members read theirs as Ibcast's do (its own block: the root copies it)
+ * (No root-direct point to point here, unlike the blocking gather and scatter of leaders.h: the
+ * leaders' call is the one remote part.)
  * A rank that does not lead its node has no remote part: its op is over once its node is
  * released.  The leaders' calls need their leader to run progress (a start, Test, Wait of ours,
  * or a blocking collective on the same communicator, which completes them first): a leader
@@ -60,7 +70,8 @@
 
 int nsm_nb_between_nodes(int op)
 {
-    return op == NSM_OP_IBARRIER || op == NSM_OP_IBCAST || op == NSM_OP_IALLREDUCE || op == NSM_OP_IREDUCE;
+    return op == NSM_OP_IBARRIER || op == NSM_OP_IBCAST || op == NSM_OP_IALLREDUCE || op == NSM_OP_IREDUCE ||
+           op == NSM_OP_IGATHER || op == NSM_OP_ISCATTER || op == NSM_OP_IALLGATHER;
 }
 
 static int released(const nodeshm_nb_t *nb)
@@ -174,6 +185,130 @@ static int bcast_complete(nodeshm_nb_t *nb)
     return 1;
 }
 
+/* ---------------------------------------------------------------- Igather, Iscatter, Iallgather
+ * The blocking ops' stage (gather.c, scatter.c, allgather.c): rank r's block of b bytes at
+ * stage_index[r] * b, so a node's blocks are one run of the leaders' v-call (its counts and
+ * displacements in bytes, per node: nsm_nb_node_counts, alive until the op is freed). */
+
+static char *stage_at(const nodeshm_nb_t *nb, int r)
+{
+    const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
+    return nb->bufs.stage + (size_t)o->s->stage_index[r] * o->bytes;
+}
+/* the node's run of the stage, its bytes */
+static char *stage_mine(const nodeshm_nb_t *nb, int *bytes)
+{
+    const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
+    const nsm_state_t *s = o->s;
+    *bytes = s->node_count[s->my_node] * (int)o->bytes;
+    return nb->bufs.stage + (size_t)s->node_first[s->my_node] * o->bytes;
+}
+static int *node_counts(nsm_nb_op_t *o)
+{
+    int *cnt = nsm_nb_node_counts(o);
+    for (int k = 0; k < o->s->n_nodes; k++) {
+        cnt[k] = o->s->node_count[k] * (int)o->bytes;
+        cnt[o->s->n_nodes + k] = o->s->node_first[k] * (int)o->bytes;
+    }
+    return cnt;
+}
+static char *block_of(void *buf, int r, int count, MPI_Aint extent) { return (char *)buf + (MPI_Aint)r * count * extent; }
+
+/* Igather, Iallgather: my block into the stage (in place: from my place in the receive buffer) */
+static int gather_publish(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    const nsm_state_t *s = o->s;
+    if (o->in_place)
+        nsm_pack(stage_at(nb, s->rank), o->bytes, block_of(o->recvbuf, s->rank, o->rcount, o->rext), o->rcount,
+                 o->rtype, s->comm);
+    else
+        nsm_pack(stage_at(nb, s->rank), o->bytes, o->sendbuf, o->scount, o->stype, s->comm);
+    return arrive(nb);
+}
+static int gather_start(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    const nsm_state_t *s = o->s;
+    if (!nodeshm_nb_all_arrived(nb)) return 0;
+    int *cnt = node_counts(o), bytes, root_node = s->node_of[o->root_nr], here = root_node == s->my_node;
+    char *mine = stage_mine(nb, &bytes);
+    PMPI_Igatherv(here ? MPI_IN_PLACE : mine, bytes, MPI_BYTE, nb->bufs.stage, cnt, cnt + s->n_nodes, MPI_BYTE,
+                  root_node, s->leaders, &o->lreq);
+    return 1;
+}
+static int allgather_start(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    if (!nodeshm_nb_all_arrived(nb)) return 0;
+    int *cnt = node_counts(o);
+    PMPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, nb->bufs.stage, cnt, cnt + o->s->n_nodes, MPI_BYTE,
+                     o->s->leaders, &o->lreq);
+    return 1;
+}
+/* everyone's blocks out of the stage once the node is released (not mine where it is in place) */
+static int gather_unpack_all(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    if (!released(nb)) return 0;
+    for (int r = 0; r < o->s->size; r++)
+        if (r != o->s->rank || !o->in_place)
+            nsm_unpack(block_of(o->recvbuf, r, o->rcount, o->rext), o->rcount, o->rtype, stage_at(nb, r), o->bytes,
+                       o->s->comm);
+    return 1;
+}
+static int gather_complete(nodeshm_nb_t *nb)
+{
+    return ((nsm_nb_op_t *)nb)->s->rank != ((nsm_nb_op_t *)nb)->root_nr || gather_unpack_all(nb);
+}
+
+/* Iscatter: the root packs every other rank's block into the stage; its leader, once the root
+ * has arrived, scatters the node runs; on the root's node members read once the root has
+ * arrived, elsewhere once released (as Ibcast) */
+static int scatter_root_arrived(const nodeshm_nb_t *nb)
+{
+    const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
+    const nsm_state_t *s = o->s;
+    int root_node = s->node_of[o->root_nr];
+    return root_node == s->my_node && nodeshm_nb_arrived(nb, s->stage_index[o->root_nr] - s->node_first[root_node]);
+}
+static int scatter_publish(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    if (o->s->rank != o->root_nr) return 1; /* only the root puts something */
+    for (int r = 0; r < o->s->size; r++)
+        if (r != o->root_nr)
+            nsm_pack(stage_at(nb, r), o->bytes, block_of((void *)o->sendbuf, r, o->scount, o->sext), o->scount,
+                     o->stype, o->s->comm);
+    return arrive(nb);
+}
+static int scatter_start(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    const nsm_state_t *s = o->s;
+    int root_node = s->node_of[o->root_nr], here = root_node == s->my_node, bytes;
+    if (here && !scatter_root_arrived(nb)) return 0;
+    int *cnt = here ? node_counts(o) : NULL;
+    char *mine = stage_mine(nb, &bytes);
+    PMPI_Iscatterv(nb->bufs.stage, cnt, cnt ? cnt + s->n_nodes : NULL, MPI_BYTE, here ? MPI_IN_PLACE : mine, bytes,
+                   MPI_BYTE, root_node, s->leaders, &o->lreq);
+    return 1;
+}
+static int scatter_complete(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    const nsm_state_t *s = o->s;
+    if (s->rank == o->root_nr) { /* its own block straight from its send buffer */
+        if (!o->in_place)
+            nsm_copy(o->recvbuf, o->rcount, o->rtype, block_of((void *)o->sendbuf, s->rank, o->scount, o->sext),
+                     o->scount, o->stype, o->bytes, s->comm);
+        return 1;
+    }
+    if (!(scatter_root_arrived(nb) || released(nb))) return 0;
+    nsm_unpack(o->recvbuf, o->rcount, o->rtype, stage_at(nb, s->rank), o->bytes, s->comm);
+    return 1;
+}
+
 /* ---------------------------------------------------------------- the steps */
 
 int nsm_nb_nodes_steps(nsm_nb_op_t *o, int id)
@@ -195,6 +330,18 @@ int nsm_nb_nodes_steps(nsm_nb_op_t *o, int id)
         nb->remote_start = bcast_start;
         /* the root and the other nodes' leaders write the result area; the rest only read it */
         writes = s->rank == o->root_nr || (leader && !bcast_root_here(o));
+        break;
+    case NSM_OP_IGATHER:
+    case NSM_OP_IALLGATHER:
+        nb->publish = gather_publish;
+        nb->complete = id == NSM_OP_IGATHER ? gather_complete : gather_unpack_all;
+        nb->remote_start = id == NSM_OP_IGATHER ? gather_start : allgather_start;
+        break;
+    case NSM_OP_ISCATTER:
+        nb->publish = scatter_publish;
+        nb->complete = scatter_complete;
+        nb->remote_start = scatter_start;
+        writes = s->rank == o->root_nr || (leader && s->node_of[o->root_nr] != s->my_node);
         break;
     default: /* Iallreduce (root_nr -1), Ireduce: nonblocking.c's publish (the slot) */
         nb->complete = id == NSM_OP_IREDUCE ? reduce_complete : allreduce_complete;

@@ -152,9 +152,9 @@
       NSM_PPN(NSM_K(256), NSM_M(1), NSM_M(1), 0, 0, 0), NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), 0, 0, 0)) \
     X(ALLTOALLW, alltoallw, /* largest bytes of one rank pair; between nodes: the MPI library */    \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(8), NSM_K(32), NSM_K(32), 0, 0, 0)) \
-    /* non-blocking forms: one node, and ibarrier, ibcast, iallreduce, ireduce between nodes;      \
-     * their measurements: src/mpi/nonblocking.c, nonblocking_nodes.c.  Ibarrier has no size: on   \
-     * one node always on, between nodes where its column is not 0 */                              \
+    /* non-blocking forms: one node, and ibarrier, ibcast, iallreduce, ireduce, igather, iscatter, \
+     * iallgather between nodes; their measurements: src/mpi/nonblocking.c, nonblocking_nodes.c.  \
+     * Ibarrier has no size: on one node always on, between nodes where its column is not 0 */    \
     X(IBARRIER, ibarrier, NSM_PPN(0, 0, 0, 1, 1, 1), NSM_PPN(0, 0, 0, 1, 1, 1)) /* no size */      \
     X(IBCAST, ibcast, /* message bytes */                                                          \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64)),                    \
