@@ -72,9 +72,15 @@ static int nb_free(void *extra)
     if (extra) nb_unref(extra);
     return MPI_SUCCESS;
 }
+/* MPI: erroneous for a collective; nothing to undo.  MPI_Cancel (nonblocking_wait.c) hears of it
+ * here, and reports it on the op's communicator */
+_Thread_local int nsm_nb_cancel_hit;
+_Thread_local MPI_Comm nsm_nb_cancel_comm;
 static int nb_cancel(void *extra, int complete)
 {
-    (void)extra, (void)complete; /* MPI: erroneous for a collective; nothing to undo */
+    (void)complete;
+    nsm_nb_cancel_hit = 1;
+    nsm_nb_cancel_comm = extra ? ((nsm_nb_op_t *)extra)->comm : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
 
@@ -98,6 +104,7 @@ nsm_nb_op_t *nsm_nb_new_sized(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm
     }
     o->refs = request ? 2 : 1;
     o->s = s;
+    o->comm = s->comm;
     o->nb.publish = publish;
     o->nb.complete = complete;
     o->nb.finished = nb_finished;

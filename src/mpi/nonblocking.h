@@ -17,6 +17,7 @@ typedef struct nsm_nb_op {
     MPI_Request req;
     int refs;        /* the lane's and the request's: freed when both let go */
     nsm_state_t *s;
+    MPI_Comm comm;    /* s->comm, kept for MPI_Cancel: it may come after the state is gone */
     const void *sendbuf;
     void *recvbuf;
     int scount, rcount;
@@ -86,6 +87,10 @@ int nsm_nb_reduction(int id, const void *sendbuf, void *recvbuf, int count, MPI_
 int nsm_nb_reduce_complete(nodeshm_nb_t *nb);
 /* A request complete at once (nothing to move, on every rank). */
 int nsm_nb_empty(MPI_Request *request);
+/* Set by our generalized requests' cancel callback, which MPI_Cancel calls in this thread: 1, and
+ * the op's communicator (MPI_COMM_NULL: an empty op's) (nonblocking_wait.c's MPI_Cancel). */
+extern _Thread_local int nsm_nb_cancel_hit;
+extern _Thread_local MPI_Comm nsm_nb_cancel_comm;
 
 /* Each op's steps, for persistent.c (the persistent forms start the same ops): nonblocking.c
  * barrier, bcast, allreduce, reduce; nonblocking_rooted.c gather, allgather, scatter. */
