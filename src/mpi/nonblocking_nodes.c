@@ -63,7 +63,35 @@
  *   iallreduce off, ireduce to 32 KiB) rerun (2 runs per shape, load 10-13): sizes handed to
  *   the library 0.86-1.04x (the library in both columns); where nodeshm runs 1.0-6.9x in both
  *   runs but single points at 0.78-0.96x (MPICH 2 per host: ibcast 8 B and 4 KiB, iallreduce
- *   1-4 KiB; Open MPI 2 per host: ireduce 8-16 B 0.87x, the other run 1.0x). */
+ *   1-4 KiB; Open MPI 2 per host: ireduce 8-16 B 0.87x, the other run 1.0x).
+ * Igather, Iscatter, Iallgather (the same rows igather, iscatter, iallgather, 8 B-64 KiB, windows
+ * widened, -i 60 -r 7, 3 runs per shape and MPI in turn, the third pass in another order; load
+ * 9-28, other engineers' builds and tests running: every figure scheduling-bound, ours 0.4-9 ms a
+ * call where the ranks wait for a time slice), medians over the runs:
+ *   MPICH 5.0, 2 per host: igather 0.05-0.73x at every size (MPICH's own igather 0.1-0.2 ms at
+ *   1-4 KiB, ours 3 ms), iscatter 0.2-0.8x below 8 KiB and 1.7-2.0x from 8 KiB (every run 1.5x or
+ *   more), iallgather 0.84-1.07x (the library's in both columns, within noise).  4 per host:
+ *   igather 0.05-0.35x below 8 KiB, 1.13-1.46x from 8 KiB; iscatter 0.08-0.45x below 4 KiB,
+ *   1.56-2.71x from 4 KiB; iallgather 0.83-1.12x below 4 KiB, 1.26-2.75x from 4 KiB.
+ *   Open MPI 5.0, 2 per host: igather 0.36-0.82x up to 2 KiB, 1.10-1.35x at 4-16 KiB, 0.17x at
+ *   32 KiB; iscatter 0.42-0.61x up to 64 B, 1.01-1.92x at 128 B-2 KiB, 0.70x at 4 KiB, 0.13x at
+ *   32 KiB; iallgather 1.45-1.76x but 0.63x at 256 B, 0.79x at 32 KiB.  4 per host: igather
+ *   0.21-0.71x up to 256 B, 1.13-4.28x at 512 B-8 KiB, 0.22-0.23x at 16-32 KiB; iscatter 0.17-0.97x
+ *   nearly everywhere; iallgather 1.04-2.27x at 64 B-8 KiB, 0.83x at 32 B, 0.93x at 16 KiB.  Open
+ *   MPI's cliff: where a node's run of the leaders' call reaches 64 KiB (2 per host x 32 KiB, 4 x
+ *   16 KiB) ours takes 2-4 ms against its own 0.2-0.4 ms (its TCP eager limit, probably: the
+ *   rendezvous then needs both leaders in a progress call, each a time slice here).
+ *   Below a few KiB both libraries pipeline back-to-back small calls by eager sends, while ours
+ *   pass through the node's leader and the two banks (a rank runs at most two ops ahead).  So
+ *   the windows between nodes (NSM_OPS, NSM_OP_MINS): MPICH igather 8-64 KiB from 3 per host (off
+ *   at 2), iscatter 8-64 KiB at 2 and 4-64 KiB from 3, iallgather 4-64 KiB from 3 (off at 2); Open
+ *   MPI igather 4-16 KiB at 2 and 512 B-8 KiB from 3, iallgather 512 B-16 KiB at 2 and 64 B-8 KiB
+ *   from 3, iscatter off.  Then the defaults, 2 runs per shape (load 17-24; the library in both
+ *   columns of a handed size: 0.13-11x, this load's noise): where ours ran MPICH 1.17-3.59x,
+ *   Open MPI igather 0.27-1.31x at 2 per host (with the three runs above: medians 1.08-1.10 at
+ *   4-16 KiB, kept, doubtful) and 1.02-4.28x from 3, iallgather 1.11-3.31x; Open MPI iscatter's
+ *   first window (128 B-2 KiB at 2 per host) 0.46-2.03x, 1 KiB losing in 3 of 5 runs: off.  All
+ *   of them want a quiet recheck. */
 #include "mpi/nonblocking.h"
 
 #include <string.h>
