@@ -1,10 +1,11 @@
-# libnodeshm_mpi's non-blocking collectives: tests/mpi_nonblocking.c (Ibarrier, Ibcast, Iallreduce,
+# libnodeshm_mpi's non-blocking collectives (and MPI_Cancel, Request_get_status_* on them: below):
+# tests/mpi_nonblocking.c (Ibarrier, Ibcast, Iallreduce,
 # Ireduce, Igather, Iscatter, Iallgather) and tests/mpi_nonblocking_v.c (Igatherv, Iscatterv,
 # Iallgatherv, Ialltoall, Ialltoallv, with Ibcast and Iallreduce): values, several outstanding on
 # several communicators completed in per-rank orders, mixed with point to point, and each op's
 # counter moving by exactly the calls that had to be accelerated.  Linked and through LD_PRELOAD
-# on one node; between pseudo-nodes and emulated hosts (Ibarrier, Ibcast, Iallreduce, Ireduce run
-# there); switched off (no counter moves).
+# on one node; between pseudo-nodes and emulated hosts (mpi_nonblocking's seven ops run there, the
+# v-forms and alltoall go to the library); switched off (no counter moves).
 if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   find_program(NODESHM_ENV_PROGRAM env)
   # the window the tests count on, whatever the defaults
@@ -13,9 +14,14 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
     list(APPEND nb_env NODESHM_MPI_${op}_MAX=16k)
   endforeach()
   list(APPEND nb_env NODESHM_MPI_IBARRIER_MAX=1) # between nodes: on (it has no size)
-  list(APPEND nb_env NODESHM_MPI_IBCAST_MIN=0 NODESHM_MPI_IREDUCE_MIN=0) # Open MPI's between nodes
-  foreach(prog mpi_nonblocking mpi_nonblocking_v)
+  # the lower bounds between nodes (by MPI and shape)
+  foreach(op IBCAST IREDUCE IGATHER ISCATTER IALLGATHER)
+    list(APPEND nb_env NODESHM_MPI_${op}_MIN=0)
+  endforeach()
+  foreach(prog mpi_nonblocking mpi_nonblocking_v mpi_nb_status)
     nodeshm_add_interposer_programs(${prog})
+  endforeach()
+  foreach(prog mpi_nonblocking mpi_nonblocking_v)
     set(_pass "${prog}: PASS")
     nodeshm_add_mpi_test(NAME ${prog} NP 1 2 3 4 8 ARGS --expect-accel TIMEOUT 300
                          PASS_REGEX "${_pass}" ENV ${nb_env})
@@ -31,8 +37,8 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
       nodeshm_add_mpi_test(NAME ${prog} NP 4 ARGS --expect-accel --window 4096 TIMEOUT 300
                            PASS_REGEX "${_pass}" ENV ${ring_env} SUFFIX _ring)
     endif()
-    # between nodes: Ibarrier, Ibcast, Iallreduce, Ireduce run here (the leaders' part a third
-    # step), the others are the MPI library's; pseudo-nodes of 2 and 2, of 2 and 1 (a leader
+    # between nodes: Ibarrier, Ibcast, Iallreduce, Ireduce, Igather, Iscatter, Iallgather run here
+    # (the leaders' part a third step), the others are the MPI library's; pseudo-nodes of 2 and 2, of 2 and 1 (a leader
     # alone), of 1 (no shared buffers: none), and 2 emulated hosts
     nodeshm_add_mpi_test(NAME ${prog} NP 4 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
                          PASS_REGEX "${_pass}" ENV ${nb_env})
@@ -52,4 +58,22 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
     set_tests_properties(${prog}_preload_np4 PROPERTIES TIMEOUT 300 LABELS "mpi;np4"
       PASS_REGULAR_EXPRESSION "${_pass}" ENVIRONMENT "${nb_env}")
   endforeach()
+  # tests/mpi_nb_status.c: MPI_Cancel refused on requests of ours (non-blocking and persistent:
+  # MPI_ERR_REQUEST through the communicator's error handler, the request left as it was; the
+  # default handler's abort, _fatal), and MPI-4.1's MPI_Request_get_status_any/some/all on them
+  # where the MPI has them; on one node, between pseudo-nodes and hosts
+  set(s_env NODESHM_MPI_IALLREDUCE_MAX=16k NODESHM_MPI_ALLREDUCE_INIT_MAX=16k)
+  set(_pass "mpi_nb_status: PASS")
+  nodeshm_add_mpi_test(NAME mpi_nb_status NP 2 4 ARGS --expect-accel TIMEOUT 300 PASS_REGEX "${_pass}" ENV ${s_env})
+  nodeshm_add_mpi_test(NAME mpi_nb_status NP 4 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
+                       PASS_REGEX "${_pass}" ENV ${s_env})
+  nodeshm_add_mpi_test(NAME mpi_nb_status NP 4 HOSTS 2 ARGS --expect-accel TIMEOUT 600
+                       PASS_REGEX "${_pass}" ENV ${s_env})
+  nodeshm_add_mpi_test(NAME mpi_nb_status NP 2 ARGS --fatal TIMEOUT 300 ENV ${s_env} SUFFIX _fatal
+                       PASS_REGEX "nodeshm_mpi: MPI_Cancel: the request is a non-blocking collective's")
+  add_test(NAME mpi_nb_status_preload_np3
+    COMMAND "${NODESHM_OSHRUN}" -np 3 "${NODESHM_ENV_PROGRAM}"
+            "LD_PRELOAD=$<TARGET_FILE:nodeshm_mpi>" $<TARGET_FILE:nodeshm_t_mpi_nb_status_plain> --expect-accel)
+  set_tests_properties(mpi_nb_status_preload_np3 PROPERTIES TIMEOUT 300 LABELS "mpi;np3"
+    PASS_REGULAR_EXPRESSION "${_pass}" ENVIRONMENT "${s_env}")
 endif()

@@ -18,8 +18,8 @@
  * Beyond the buffers' depth (the ring's entries, 256 calls up to 4 KiB; 2 banks above) a start
  * publishes at a later Test/Wait instead (progress.h).
  *
- * Between nodes Ibarrier, Ibcast, Iallreduce and Ireduce take the steps of nonblocking_nodes.c
- * (the node leaders' part a third step).
+ * Between nodes Ibarrier, Ibcast, Iallreduce, Ireduce, Igather, Iscatter and Iallgather take the
+ * steps of nonblocking_nodes.c (the node leaders' part a third step).
  *
  * Handed to the MPI library: the other ops on communicators spanning nodes; a communicator no collective call
  * has looked up yet (making its state is collective, and a start must not wait for peers: MPI
@@ -72,9 +72,15 @@ static int nb_free(void *extra)
     if (extra) nb_unref(extra);
     return MPI_SUCCESS;
 }
+/* MPI: erroneous for a collective; nothing to undo.  MPI_Cancel (nonblocking_wait.c) hears of it
+ * here, and reports it on the op's communicator */
+_Thread_local int nsm_nb_cancel_hit;
+_Thread_local MPI_Comm nsm_nb_cancel_comm;
 static int nb_cancel(void *extra, int complete)
 {
-    (void)extra, (void)complete; /* MPI: erroneous for a collective; nothing to undo */
+    (void)complete;
+    nsm_nb_cancel_hit = 1;
+    nsm_nb_cancel_comm = extra ? ((nsm_nb_op_t *)extra)->comm : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
 
@@ -84,7 +90,8 @@ static void nb_release(nodeshm_nb_t *nb) { nb_unref((nsm_nb_op_t *)nb); }
 nsm_nb_op_t *nsm_nb_new(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete,
                         MPI_Request *request)
 {
-    return nsm_nb_new_sized(s, publish, complete, request, sizeof(nsm_nb_op_t));
+    return nsm_nb_new_sized(s, publish, complete, request,
+                            sizeof(nsm_nb_op_t) + (s->n_nodes > 1 ? 2 * sizeof(int) * (size_t)s->n_nodes : 0));
 }
 
 nsm_nb_op_t *nsm_nb_new_sized(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete,
@@ -97,6 +104,7 @@ nsm_nb_op_t *nsm_nb_new_sized(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm
     }
     o->refs = request ? 2 : 1;
     o->s = s;
+    o->comm = s->comm;
     o->nb.publish = publish;
     o->nb.complete = complete;
     o->nb.finished = nb_finished;

@@ -17,6 +17,7 @@ typedef struct nsm_nb_op {
     MPI_Request req;
     int refs;        /* the lane's and the request's: freed when both let go */
     nsm_state_t *s;
+    MPI_Comm comm;    /* s->comm, kept for MPI_Cancel: it may come after the state is gone */
     const void *sendbuf;
     void *recvbuf;
     int scount, rcount;
@@ -55,12 +56,23 @@ nsm_state_t *nsm_nb_state(int op, MPI_Comm comm, long long bytes);
  * this rank writes shared buffers. */
 int nsm_nb_between_nodes(int op);
 int nsm_nb_nodes_steps(nsm_nb_op_t *o, int op);
+/* Between nodes an op of nsm_nb_new has room after it for 2 * n_nodes ints: the leaders' v-call's
+ * counts and displacements (nonblocking_nodes.c), alive until the op is freed. */
+static inline int *nsm_nb_node_counts(nsm_nb_op_t *o) { return (int *)(o + 1); }
+/* Whether a gather, scatter or allgather of `bytes` per rank fits: on one node a slot, between
+ * nodes the stage (every rank's block, as the blocking ops). */
+static inline int nsm_nb_fits_blocks(const nsm_state_t *s, size_t bytes);
 /* Whether `bytes` fit the buffers an op uses (the result area: result 1, or a slot): those of
  * the ring entry or of the bank it gets, the same on every rank. */
 static inline int nsm_nb_fits(const nsm_state_t *s, size_t bytes, int result)
 {
     if (nodeshm_ring_fits(&s->area.ring, bytes)) return 1;
     return bytes <= (result ? s->area.banks.result_bytes : s->area.banks.slot_bytes);
+}
+static inline int nsm_nb_fits_blocks(const nsm_state_t *s, size_t bytes)
+{
+    if (s->n_nodes == 1) return nsm_nb_fits(s, bytes, 0);
+    return bytes <= s->area.banks.stage_bytes / (size_t)s->size;
 }
 /* The message bytes of a reduction the shared path takes (predefined op and datatype: MPI wants
  * the same on every rank), else -1. */
@@ -75,6 +87,10 @@ int nsm_nb_reduction(int id, const void *sendbuf, void *recvbuf, int count, MPI_
 int nsm_nb_reduce_complete(nodeshm_nb_t *nb);
 /* A request complete at once (nothing to move, on every rank). */
 int nsm_nb_empty(MPI_Request *request);
+/* Set by our generalized requests' cancel callback, which MPI_Cancel calls in this thread: 1, and
+ * the op's communicator (MPI_COMM_NULL: an empty op's) (nonblocking_wait.c's MPI_Cancel). */
+extern _Thread_local int nsm_nb_cancel_hit;
+extern _Thread_local MPI_Comm nsm_nb_cancel_comm;
 
 /* Each op's steps, for persistent.c (the persistent forms start the same ops): nonblocking.c
  * barrier, bcast, allreduce, reduce; nonblocking_rooted.c gather, allgather, scatter. */

@@ -1,8 +1,9 @@
-/* libnodeshm_mpi: MPI_Ibarrier, MPI_Ibcast, MPI_Iallreduce and MPI_Ireduce between nodes: the
- * steps nonblocking.c's starts take on a communicator that spans nodes (real ones, pseudo-nodes,
- * emulated hosts).
+/* libnodeshm_mpi: MPI_Ibarrier, MPI_Ibcast, MPI_Iallreduce, MPI_Ireduce, MPI_Igather, MPI_Iscatter
+ * and MPI_Iallgather between nodes: the steps nonblocking.c's and nonblocking_rooted.c's starts
+ * take on a communicator that spans nodes (real ones, pseudo-nodes, emulated hosts).
  *
- * The blocking ops' shape (barrier.c, bcast.c, allreduce.c, reduce.c): a node fan-in, the node
+ * The blocking ops' shape (barrier.c, bcast.c, allreduce.c, reduce.c, gather.c, scatter.c,
+ * allgather.c): a node fan-in, the node
  * leaders' call on their leaders' communicator, a fan-out; here every step is the progress
  * engine's and none waits (core/coll/progress.h).  The leader's call is the op's remote part: it
  * starts the MPI library's non-blocking form (PMPI_Ibarrier, Ibcast, Iallreduce, Ireduce on
@@ -19,6 +20,15 @@
  *               areas at once; on the root's node members read once the root has arrived,
  *               elsewhere once released
  *   Ireduce     as Iallreduce, PMPI_Ireduce to the root's leader; the root copies the result
+ *   Igather     every rank packs its block into the leader's stage (node by node, as gather.c);
+ *               the leader, once all are there, PMPI_Igatherv's its node's run of it to the
+ *               root's leader (in place there); the root unpacks all once released
+ *   Iallgather  the same with PMPI_Iallgatherv in place; everyone unpacks all once released
+ *   Iscatter    the root packs every other rank's block into the stage; its leader, once the
+ *               root has arrived, PMPI_Iscatterv's the node runs, the other leaders receive
+ *               theirs; members read theirs as Ibcast's do (its own block: the root copies it)
+ * (No root-direct point to point here, unlike the blocking gather and scatter of leaders.h: the
+ * leaders' call is the one remote part.)
  * A rank that does not lead its node has no remote part: its op is over once its node is
  * released.  The leaders' calls need their leader to run progress (a start, Test, Wait of ours,
  * or a blocking collective on the same communicator, which completes them first): a leader
@@ -53,14 +63,43 @@
  *   iallreduce off, ireduce to 32 KiB) rerun (2 runs per shape, load 10-13): sizes handed to
  *   the library 0.86-1.04x (the library in both columns); where nodeshm runs 1.0-6.9x in both
  *   runs but single points at 0.78-0.96x (MPICH 2 per host: ibcast 8 B and 4 KiB, iallreduce
- *   1-4 KiB; Open MPI 2 per host: ireduce 8-16 B 0.87x, the other run 1.0x). */
+ *   1-4 KiB; Open MPI 2 per host: ireduce 8-16 B 0.87x, the other run 1.0x).
+ * Igather, Iscatter, Iallgather (the same rows igather, iscatter, iallgather, 8 B-64 KiB, windows
+ * widened, -i 60 -r 7, 3 runs per shape and MPI in turn, the third pass in another order; load
+ * 9-28, other engineers' builds and tests running: every figure scheduling-bound, ours 0.4-9 ms a
+ * call where the ranks wait for a time slice), medians over the runs:
+ *   MPICH 5.0, 2 per host: igather 0.05-0.73x at every size (MPICH's own igather 0.1-0.2 ms at
+ *   1-4 KiB, ours 3 ms), iscatter 0.2-0.8x below 8 KiB and 1.7-2.0x from 8 KiB (every run 1.5x or
+ *   more), iallgather 0.84-1.07x (the library's in both columns, within noise).  4 per host:
+ *   igather 0.05-0.35x below 8 KiB, 1.13-1.46x from 8 KiB; iscatter 0.08-0.45x below 4 KiB,
+ *   1.56-2.71x from 4 KiB; iallgather 0.83-1.12x below 4 KiB, 1.26-2.75x from 4 KiB.
+ *   Open MPI 5.0, 2 per host: igather 0.36-0.82x up to 2 KiB, 1.10-1.35x at 4-16 KiB, 0.17x at
+ *   32 KiB; iscatter 0.42-0.61x up to 64 B, 1.01-1.92x at 128 B-2 KiB, 0.70x at 4 KiB, 0.13x at
+ *   32 KiB; iallgather 1.45-1.76x but 0.63x at 256 B, 0.79x at 32 KiB.  4 per host: igather
+ *   0.21-0.71x up to 256 B, 1.13-4.28x at 512 B-8 KiB, 0.22-0.23x at 16-32 KiB; iscatter 0.17-0.97x
+ *   nearly everywhere; iallgather 1.04-2.27x at 64 B-8 KiB, 0.83x at 32 B, 0.93x at 16 KiB.  Open
+ *   MPI's cliff: where a node's run of the leaders' call reaches 64 KiB (2 per host x 32 KiB, 4 x
+ *   16 KiB) ours takes 2-4 ms against its own 0.2-0.4 ms (its TCP eager limit, probably: the
+ *   rendezvous then needs both leaders in a progress call, each a time slice here).
+ *   Below a few KiB both libraries pipeline back-to-back small calls by eager sends, while ours
+ *   pass through the node's leader and the two banks (a rank runs at most two ops ahead).  So
+ *   the windows between nodes (NSM_OPS, NSM_OP_MINS): MPICH igather 8-64 KiB from 3 per host (off
+ *   at 2), iscatter 8-64 KiB at 2 and 4-64 KiB from 3, iallgather 4-64 KiB from 3 (off at 2); Open
+ *   MPI igather 4-16 KiB at 2 and 512 B-8 KiB from 3, iallgather 512 B-16 KiB at 2 and 64 B-8 KiB
+ *   from 3, iscatter off.  Then the defaults, 2 runs per shape (load 17-24; the library in both
+ *   columns of a handed size: 0.13-11x, this load's noise): where ours ran MPICH 1.17-3.59x,
+ *   Open MPI igather 0.27-1.31x at 2 per host (with the three runs above: medians 1.08-1.10 at
+ *   4-16 KiB, kept, doubtful) and 1.02-4.28x from 3, iallgather 1.11-3.31x; Open MPI iscatter's
+ *   first window (128 B-2 KiB at 2 per host) 0.46-2.03x, 1 KiB losing in 3 of 5 runs: off.  All
+ *   of them want a quiet recheck. */
 #include "mpi/nonblocking.h"
 
 #include <string.h>
 
 int nsm_nb_between_nodes(int op)
 {
-    return op == NSM_OP_IBARRIER || op == NSM_OP_IBCAST || op == NSM_OP_IALLREDUCE || op == NSM_OP_IREDUCE;
+    return op == NSM_OP_IBARRIER || op == NSM_OP_IBCAST || op == NSM_OP_IALLREDUCE || op == NSM_OP_IREDUCE ||
+           op == NSM_OP_IGATHER || op == NSM_OP_ISCATTER || op == NSM_OP_IALLGATHER;
 }
 
 static int released(const nodeshm_nb_t *nb)
@@ -174,6 +213,130 @@ static int bcast_complete(nodeshm_nb_t *nb)
     return 1;
 }
 
+/* ---------------------------------------------------------------- Igather, Iscatter, Iallgather
+ * The blocking ops' stage (gather.c, scatter.c, allgather.c): rank r's block of b bytes at
+ * stage_index[r] * b, so a node's blocks are one run of the leaders' v-call (its counts and
+ * displacements in bytes, per node: nsm_nb_node_counts, alive until the op is freed). */
+
+static char *stage_at(const nodeshm_nb_t *nb, int r)
+{
+    const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
+    return nb->bufs.stage + (size_t)o->s->stage_index[r] * o->bytes;
+}
+/* the node's run of the stage, its bytes */
+static char *stage_mine(const nodeshm_nb_t *nb, int *bytes)
+{
+    const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
+    const nsm_state_t *s = o->s;
+    *bytes = s->node_count[s->my_node] * (int)o->bytes;
+    return nb->bufs.stage + (size_t)s->node_first[s->my_node] * o->bytes;
+}
+static int *node_counts(nsm_nb_op_t *o)
+{
+    int *cnt = nsm_nb_node_counts(o);
+    for (int k = 0; k < o->s->n_nodes; k++) {
+        cnt[k] = o->s->node_count[k] * (int)o->bytes;
+        cnt[o->s->n_nodes + k] = o->s->node_first[k] * (int)o->bytes;
+    }
+    return cnt;
+}
+static char *block_of(void *buf, int r, int count, MPI_Aint extent) { return (char *)buf + (MPI_Aint)r * count * extent; }
+
+/* Igather, Iallgather: my block into the stage (in place: from my place in the receive buffer) */
+static int gather_publish(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    const nsm_state_t *s = o->s;
+    if (o->in_place)
+        nsm_pack(stage_at(nb, s->rank), o->bytes, block_of(o->recvbuf, s->rank, o->rcount, o->rext), o->rcount,
+                 o->rtype, s->comm);
+    else
+        nsm_pack(stage_at(nb, s->rank), o->bytes, o->sendbuf, o->scount, o->stype, s->comm);
+    return arrive(nb);
+}
+static int gather_start(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    const nsm_state_t *s = o->s;
+    if (!nodeshm_nb_all_arrived(nb)) return 0;
+    int *cnt = node_counts(o), bytes, root_node = s->node_of[o->root_nr], here = root_node == s->my_node;
+    char *mine = stage_mine(nb, &bytes);
+    PMPI_Igatherv(here ? MPI_IN_PLACE : mine, bytes, MPI_BYTE, nb->bufs.stage, cnt, cnt + s->n_nodes, MPI_BYTE,
+                  root_node, s->leaders, &o->lreq);
+    return 1;
+}
+static int allgather_start(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    if (!nodeshm_nb_all_arrived(nb)) return 0;
+    int *cnt = node_counts(o);
+    PMPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, nb->bufs.stage, cnt, cnt + o->s->n_nodes, MPI_BYTE,
+                     o->s->leaders, &o->lreq);
+    return 1;
+}
+/* everyone's blocks out of the stage once the node is released (not mine where it is in place) */
+static int gather_unpack_all(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    if (!released(nb)) return 0;
+    for (int r = 0; r < o->s->size; r++)
+        if (r != o->s->rank || !o->in_place)
+            nsm_unpack(block_of(o->recvbuf, r, o->rcount, o->rext), o->rcount, o->rtype, stage_at(nb, r), o->bytes,
+                       o->s->comm);
+    return 1;
+}
+static int gather_complete(nodeshm_nb_t *nb)
+{
+    return ((nsm_nb_op_t *)nb)->s->rank != ((nsm_nb_op_t *)nb)->root_nr || gather_unpack_all(nb);
+}
+
+/* Iscatter: the root packs every other rank's block into the stage; its leader, once the root
+ * has arrived, scatters the node runs; on the root's node members read once the root has
+ * arrived, elsewhere once released (as Ibcast) */
+static int scatter_root_arrived(const nodeshm_nb_t *nb)
+{
+    const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
+    const nsm_state_t *s = o->s;
+    int root_node = s->node_of[o->root_nr];
+    return root_node == s->my_node && nodeshm_nb_arrived(nb, s->stage_index[o->root_nr] - s->node_first[root_node]);
+}
+static int scatter_publish(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    if (o->s->rank != o->root_nr) return 1; /* only the root puts something */
+    for (int r = 0; r < o->s->size; r++)
+        if (r != o->root_nr)
+            nsm_pack(stage_at(nb, r), o->bytes, block_of((void *)o->sendbuf, r, o->scount, o->sext), o->scount,
+                     o->stype, o->s->comm);
+    return arrive(nb);
+}
+static int scatter_start(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    const nsm_state_t *s = o->s;
+    int root_node = s->node_of[o->root_nr], here = root_node == s->my_node, bytes;
+    if (here && !scatter_root_arrived(nb)) return 0;
+    int *cnt = here ? node_counts(o) : NULL;
+    char *mine = stage_mine(nb, &bytes);
+    PMPI_Iscatterv(nb->bufs.stage, cnt, cnt ? cnt + s->n_nodes : NULL, MPI_BYTE, here ? MPI_IN_PLACE : mine, bytes,
+                   MPI_BYTE, root_node, s->leaders, &o->lreq);
+    return 1;
+}
+static int scatter_complete(nodeshm_nb_t *nb)
+{
+    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
+    const nsm_state_t *s = o->s;
+    if (s->rank == o->root_nr) { /* its own block straight from its send buffer */
+        if (!o->in_place)
+            nsm_copy(o->recvbuf, o->rcount, o->rtype, block_of((void *)o->sendbuf, s->rank, o->scount, o->sext),
+                     o->scount, o->stype, o->bytes, s->comm);
+        return 1;
+    }
+    if (!(scatter_root_arrived(nb) || released(nb))) return 0;
+    nsm_unpack(o->recvbuf, o->rcount, o->rtype, stage_at(nb, s->rank), o->bytes, s->comm);
+    return 1;
+}
+
 /* ---------------------------------------------------------------- the steps */
 
 int nsm_nb_nodes_steps(nsm_nb_op_t *o, int id)
@@ -195,6 +358,18 @@ int nsm_nb_nodes_steps(nsm_nb_op_t *o, int id)
         nb->remote_start = bcast_start;
         /* the root and the other nodes' leaders write the result area; the rest only read it */
         writes = s->rank == o->root_nr || (leader && !bcast_root_here(o));
+        break;
+    case NSM_OP_IGATHER:
+    case NSM_OP_IALLGATHER:
+        nb->publish = gather_publish;
+        nb->complete = id == NSM_OP_IGATHER ? gather_complete : gather_unpack_all;
+        nb->remote_start = id == NSM_OP_IGATHER ? gather_start : allgather_start;
+        break;
+    case NSM_OP_ISCATTER:
+        nb->publish = scatter_publish;
+        nb->complete = scatter_complete;
+        nb->remote_start = scatter_start;
+        writes = s->rank == o->root_nr || (leader && s->node_of[o->root_nr] != s->my_node);
         break;
     default: /* Iallreduce (root_nr -1), Ireduce: nonblocking.c's publish (the slot) */
         nb->complete = id == NSM_OP_IREDUCE ? reduce_complete : allreduce_complete;

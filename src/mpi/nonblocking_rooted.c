@@ -7,7 +7,7 @@
  *   Iscatter    the root packs every block into its rank's slot; each rank unpacks its own
  *   Iallgather  each rank packs its block into its slot; each unpacks all of them
  * A rank whose part ends with its publication (a sender of Ireduce or Igather, the root of
- * Iscatter) is done at once.  What goes to the MPI library: as in nonblocking.c; these decide on
+ * Iscatter) is done at once.  Between nodes all four take the steps of nonblocking_nodes.c.  What goes to the MPI library: as in nonblocking.c; these decide on
  * the bytes of a block (the same on every rank, whatever the datatypes), and a datatype that is
  * not predefined is duplicated for the op's life. */
 #include "mpi/nonblocking.h"
@@ -23,7 +23,7 @@ static nsm_state_t *nb_rooted_state(int op, MPI_Comm comm, long long bytes, int 
     nsm_state_t *s = nsm_nb_state(op, comm, bytes);
     if (!s) return NULL;
     if (bytes < 0 || (rooted && (root < 0 || root >= s->size)) || (size_t)bytes > s->max[op] ||
-        !nsm_nb_fits(s, (size_t)bytes, 0)) {
+        (bytes > 0 && (size_t)bytes < s->min[op]) || !nsm_nb_fits_blocks(s, (size_t)bytes)) {
         NSM_HAND(op, comm, s, 1, bytes, bytes < 0 ? NSM_WHY_DATATYPE : rooted && (root < 0 || root >= s->size) ? NSM_WHY_ARGS : NSM_WHY_STAGE);
         return NULL;
     }
@@ -135,8 +135,10 @@ static int nb_gather(int op, const void *sb, int sc, MPI_Datatype st, void *rb, 
     }
     o->root_nr = op == NSM_OP_IGATHER ? root : -1;
     o->bytes = (size_t)bytes;
-    /* Igather's root in place has its block where it belongs: it only reads the slots */
-    nsm_nb_go(o, op, !(op == NSM_OP_IGATHER && o->in_place), (size_t)bytes);
+    /* Igather's root in place has its block where it belongs: it only reads the slots (between
+     * nodes every rank puts its block into the stage) */
+    int writes = s->n_nodes > 1 ? nsm_nb_nodes_steps(o, op) : !(op == NSM_OP_IGATHER && o->in_place);
+    nsm_nb_go(o, op, writes, (size_t)bytes);
     return MPI_SUCCESS;
 }
 
@@ -230,7 +232,7 @@ NSM_BODY int accelerated_Iscatter(const void *sb, int sc, MPI_Datatype st, void 
     if (!o->in_place) nsm_nb_recv_type(o, rt);
     o->root_nr = root;
     o->bytes = (size_t)bytes;
-    nsm_nb_go(o, NSM_OP_ISCATTER, is_root, (size_t)bytes);
+    nsm_nb_go(o, NSM_OP_ISCATTER, s->n_nodes > 1 ? nsm_nb_nodes_steps(o, NSM_OP_ISCATTER) : is_root, (size_t)bytes);
     return MPI_SUCCESS;
 }
 

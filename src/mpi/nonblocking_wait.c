@@ -14,9 +14,12 @@
  * and MPI_UNDEFINED to it; waiting in a loop of ours also drives ops the caller does not wait
  * for, whose peers may need this rank's done flags to reuse their buffers.
  * Persistent collectives of ours (persistent.h), active or not, are looked for first
- * (persistent_wait.c): NSM_PERSIST(call) returns its result when the call had one of them. */
-#include "mpi/nsmpi.h"
+ * (persistent_wait.c): NSM_PERSIST(call) returns its result when the call had one of them.
+ * Also MPI-4.1's Request_get_status_any/some/all (where the MPI has them) and MPI_Cancel, which
+ * refuses our requests (below). */
+#include "mpi/nonblocking.h"
 #include "mpi/persistent.h"
+#include "nsm_bigcount_config.h" /* NSM_IF_GET_STATUS_N */
 
 /* Waits by testing: `test` sets `done`; `wait` is the library's own blocking call.  The library
  * is asked when one of our ops has completed since, and every NSM_TEST_EVERY steps for its own
@@ -128,4 +131,59 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!nodeshm_nb_any()) return PMPI_Request_get_status(request, flag, status);
     nodeshm_nb_progress();
     return PMPI_Request_get_status(request, flag, status);
+}
+
+/* ---------------------------------------------------------------- MPI-4.1 Request_get_status_*
+ * As Request_get_status for an array (nothing freed or made inactive): one progress pass, then
+ * the library's; persistent ones of ours first (persistent_wait.c).  Where the MPI has them. */
+
+NSM_IF_GET_STATUS_N(
+int MPI_Request_get_status_any(int count, const MPI_Request requests[], int *index, int *flag, MPI_Status *status)
+{
+    NSM_PERSIST(nsm_persist_get_status_any(count, requests, index, flag, status, &rc_));
+    nodeshm_nb_progress();
+    return PMPI_Request_get_status_any(count, requests, index, flag, status);
+}
+
+int MPI_Request_get_status_some(int incount, const MPI_Request requests[], int *outcount, int indices[],
+                                MPI_Status statuses[])
+{
+    NSM_PERSIST(nsm_persist_get_status_some(incount, requests, outcount, indices, statuses, &rc_));
+    nodeshm_nb_progress();
+    return PMPI_Request_get_status_some(incount, requests, outcount, indices, statuses);
+}
+
+int MPI_Request_get_status_all(int count, const MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+    NSM_PERSIST(nsm_persist_get_status_all(count, requests, flag, statuses, &rc_));
+    nodeshm_nb_progress();
+    return PMPI_Request_get_status_all(count, requests, flag, statuses);
+})
+
+/* ---------------------------------------------------------------- MPI_Cancel
+ * MPI does not allow cancelling a collective's request, non-blocking or persistent (MPI-4.1,
+ * 6.12 and 6.13: erroneous).  A persistent one of ours never goes to the library, which never
+ * started it; a non-blocking one of ours is the library's generalized request, whose cancel
+ * callback (nonblocking.c) says so.  Either way the caller hears it the standard's way:
+ * MPI_ERR_REQUEST through its communicator's error handler (fatal by default), and a message
+ * naming the call; the request itself stays as it was, to be completed as usual. */
+static int nsm_cancel_refused(MPI_Comm comm, const char *what)
+{
+    fprintf(stderr,
+            "nodeshm_mpi: MPI_Cancel: the request is a %s collective's (libnodeshm_mpi runs it); MPI does not "
+            "allow cancelling collective requests (MPI_ERR_REQUEST): complete it with MPI_Wait or MPI_Test\n",
+            what);
+    PMPI_Comm_call_errhandler(comm != MPI_COMM_NULL ? comm : MPI_COMM_SELF, MPI_ERR_REQUEST);
+    return MPI_ERR_REQUEST;
+}
+
+int MPI_Cancel(MPI_Request *request)
+{
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (request && nsm_persist_exist() && nsm_persist_cancel(*request, &comm))
+        return nsm_cancel_refused(comm, "persistent");
+    nsm_nb_cancel_comm = MPI_COMM_NULL;
+    nsm_nb_cancel_hit = 0;
+    int rc = PMPI_Cancel(request);
+    return nsm_nb_cancel_hit ? nsm_cancel_refused(nsm_nb_cancel_comm, "non-blocking") : rc;
 }

@@ -152,9 +152,9 @@
       NSM_PPN(NSM_K(256), NSM_M(1), NSM_M(1), 0, 0, 0), NSM_PPN(NSM_M(1), NSM_M(1), NSM_M(1), 0, 0, 0)) \
     X(ALLTOALLW, alltoallw, /* largest bytes of one rank pair; between nodes: the MPI library */    \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(8), NSM_K(32), NSM_K(32), 0, 0, 0)) \
-    /* non-blocking forms: one node, and ibarrier, ibcast, iallreduce, ireduce between nodes;      \
-     * their measurements: src/mpi/nonblocking.c, nonblocking_nodes.c.  Ibarrier has no size: on   \
-     * one node always on, between nodes where its column is not 0 */                              \
+    /* non-blocking forms: one node, and ibarrier, ibcast, iallreduce, ireduce, igather, iscatter, \
+     * iallgather between nodes; their measurements: src/mpi/nonblocking.c, nonblocking_nodes.c.  \
+     * Ibarrier has no size: on one node always on, between nodes where its column is not 0 */    \
     X(IBARRIER, ibarrier, NSM_PPN(0, 0, 0, 1, 1, 1), NSM_PPN(0, 0, 0, 1, 1, 1)) /* no size */      \
     X(IBCAST, ibcast, /* message bytes */                                                          \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64)),                    \
@@ -166,11 +166,14 @@
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64)),                    \
       NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(64), NSM_K(64), NSM_K(64)))                    \
     X(IGATHER, igather, /* bytes per rank */                                                       \
-      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, NSM_K(64), NSM_K(64)),                            \
+      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(8), NSM_K(8)))                      \
     X(ISCATTER, iscatter, /* bytes per rank */                                                     \
-      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64)),                    \
+      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0))                                            \
     X(IALLGATHER, iallgather, /* bytes per rank */                                                 \
-      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, NSM_K(64), NSM_K(64)),                            \
+      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(8), NSM_K(8)))                      \
     /* v-forms and alltoall: one node only; their measurements: src/mpi/nonblocking_v.c */        \
     X(IGATHERV, igatherv, /* bytes of one rank's block: larger ones go point to point */           \
       NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) \
@@ -225,9 +228,14 @@
     X(SCAN, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(NSM_K(1), 0, 64, 0, 0, 0))                          \
     X(EXSCAN, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(256, 0, 64, 0, 0, 0))                             \
     /* non-blocking between nodes, Open MPI (its own eager small ibcast at 2 ranks per node, its  \
-     * small ireduce at 4): src/mpi/nonblocking_nodes.c */                                        \
+     * small ireduce at 4), and below: src/mpi/nonblocking_nodes.c */                             \
     X(IBCAST, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 256, 0, 0))                              \
     X(IREDUCE, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 32, 64, 64))                            \
+    /* igather, iscatter, iallgather between nodes: both libraries' small ones pipeline back to   \
+     * back (eager sends), ours go node by node (nonblocking_nodes.c) */                           \
+    X(IGATHER, NSM_PPN(0, 0, 0, 0, NSM_K(8), NSM_K(8)), NSM_PPN(0, 0, 0, NSM_K(4), 512, 512))      \
+    X(ISCATTER, NSM_PPN(0, 0, 0, NSM_K(8), NSM_K(4), NSM_K(4)), NSM_PPN(0, 0, 0, 0, 0, 0))         \
+    X(IALLGATHER, NSM_PPN(0, 0, 0, 0, NSM_K(4), NSM_K(4)), NSM_PPN(0, 0, 0, 512, 64, 64))          \
     /* persistent forms, Open MPI (its own take 0.4-0.9 us per start and wait here): persistent.c */ \
     X(BCAST_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 256, 0, 0))                       \
     X(REDUCE_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 32, 64, 64))                      \

@@ -361,6 +361,7 @@ nsm_persist_t *nsm_persist_ours(MPI_Request request)
     return e && (e->active || !e->lib_last) ? e : NULL;
 }
 int nsm_persist_active_now(const nsm_persist_t *e) { return e->active; }
+MPI_Comm nsm_persist_comm(const nsm_persist_t *e) { return e->gone ? MPI_COMM_NULL : e->comm; }
 
 int nsm_persist_done(const nsm_persist_t *e) { return __atomic_load_n(&e->done, __ATOMIC_ACQUIRE); }
 

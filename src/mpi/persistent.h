@@ -28,6 +28,8 @@ static inline int nsm_persist_exist(void) { return __atomic_load_n(&nsm_persist_
  * crashes and its Testall never completes on one, MPICH 4.0.2's Waitsome never returns. */
 nsm_persist_t *nsm_persist_ours(MPI_Request request);
 int nsm_persist_active_now(const nsm_persist_t *e);
+/* Its communicator (MPI_COMM_NULL once freed). */
+MPI_Comm nsm_persist_comm(const nsm_persist_t *e);
 /* Whether its op has completed (then the caller may return it: nsm_persist_return). */
 int nsm_persist_done(const nsm_persist_t *e);
 /* It goes back to the caller complete (inactive again); status (may be MPI_STATUS_IGNORE): empty. */
@@ -57,5 +59,14 @@ int nsm_persist_waitsome(int incount, MPI_Request requests[], int *outcount, int
                          int *rc);
 int nsm_persist_testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[],
                          int *rc);
+/* MPI-4.1's Request_get_status_any/some/all where the MPI has them (nsm_bigcount_config.h) */
+int nsm_persist_get_status_any(int count, const MPI_Request requests[], int *index, int *flag, MPI_Status *status,
+                               int *rc);
+int nsm_persist_get_status_some(int incount, const MPI_Request requests[], int *outcount, int indices[],
+                                MPI_Status statuses[], int *rc);
+int nsm_persist_get_status_all(int count, const MPI_Request requests[], int *flag, MPI_Status statuses[], int *rc);
+/* MPI_Cancel on request: 1 when it is a persistent collective request of ours (*comm: its
+ * communicator, MPI_COMM_NULL when that was freed), which MPI does not allow to cancel. */
+int nsm_persist_cancel(MPI_Request request, MPI_Comm *comm);
 
 #endif

@@ -17,6 +17,7 @@
  * While waiting the library is polled every NSM_PERSIST_POLL_EVERY steps, so that its requests
  * (and those its peers wait for: point to point) progress as MPI promises. */
 #include "mpi/persistent.h"
+#include "nsm_bigcount_config.h" /* NSM_IF_GET_STATUS_N */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,14 +258,16 @@ int nsm_persist_testany(int count, MPI_Request requests[], int *index, int *flag
 }
 
 /* Appends the active ones of ours that have completed after the *outcount the library gave
- * (MPI_UNDEFINED: 0, as ours are active). */
-static void p_append_done(p_set_t *set, int *outcount, int indices[], MPI_Status statuses[])
+ * (MPI_UNDEFINED: 0, as ours are active); ret: returned (Testsome), else they stay active
+ * (Request_get_status_some). */
+static void p_append_done(p_set_t *set, int *outcount, int indices[], MPI_Status statuses[], int ret)
 {
     int out = *outcount == MPI_UNDEFINED ? 0 : *outcount;
     for (int k = 0; k < set->n; k++)
         if (p_live_done(set->e[k])) {
             indices[out] = set->idx[k];
-            nsm_persist_return(set->e[k], p_status_at(statuses, out));
+            if (ret) nsm_persist_return(set->e[k], p_status_at(statuses, out));
+            else nsm_persist_empty_status(p_status_at(statuses, out));
             out++;
         }
     *outcount = out;
@@ -293,7 +296,7 @@ int nsm_persist_waitsome(int incount, MPI_Request requests[], int *outcount, int
         if (p_any_done(&set) || steps % NSM_PERSIST_POLL_EVERY == 0) {
             *rc = PMPI_Testsome(incount, set.view, outcount, indices, statuses);
             if (*rc != MPI_SUCCESS) break;
-            p_append_done(&set, outcount, indices, statuses);
+            p_append_done(&set, outcount, indices, statuses, 1);
             if (*outcount) break;
         }
         nodeshm_wait_step(&w);
@@ -309,7 +312,68 @@ int nsm_persist_testsome(int incount, MPI_Request requests[], int *outcount, int
     if (!p_collect(&set, incount, requests)) return 0;
     nodeshm_nb_progress();
     *rc = PMPI_Testsome(incount, set.view, outcount, indices, statuses);
-    if (*rc == MPI_SUCCESS && set.active) p_append_done(&set, outcount, indices, statuses);
+    if (*rc == MPI_SUCCESS && set.active) p_append_done(&set, outcount, indices, statuses, 1);
     p_back(&set, requests);
     return 1;
 }
+
+int nsm_persist_cancel(MPI_Request request, MPI_Comm *comm)
+{
+    nsm_persist_t *e = nsm_persist_ours(request);
+    if (e) *comm = nsm_persist_comm(e);
+    return e != NULL;
+}
+
+/* ---------------------------------------------------------------- MPI-4.1 Request_get_status_*
+ * As Testany, Testsome, Testall, but nothing is returned: a completed one of ours stays active
+ * until a Wait or Test returns it. */
+
+NSM_IF_GET_STATUS_N(
+int nsm_persist_get_status_any(int count, const MPI_Request requests[], int *index, int *flag, MPI_Status *status,
+                               int *rc)
+{
+    p_set_t set;
+    if (!p_collect(&set, count, requests)) return 0;
+    nodeshm_nb_progress();
+    *rc = MPI_SUCCESS;
+    *flag = 0;
+    for (int k = 0; k < set.n && !*flag; k++)
+        if (p_live_done(set.e[k])) *index = set.idx[k], *flag = 1;
+    if (*flag) {
+        nsm_persist_empty_status(status);
+    } else {
+        *rc = PMPI_Request_get_status_any(count, set.view, index, flag, status);
+        if (*rc == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED && set.active) *flag = 0; /* ours are active */
+    }
+    p_back(&set, (MPI_Request *)requests); /* the library changes no handle here */
+    return 1;
+}
+
+int nsm_persist_get_status_some(int incount, const MPI_Request requests[], int *outcount, int indices[],
+                                MPI_Status statuses[], int *rc)
+{
+    p_set_t set;
+    if (!p_collect(&set, incount, requests)) return 0;
+    nodeshm_nb_progress();
+    *rc = PMPI_Request_get_status_some(incount, set.view, outcount, indices, statuses);
+    if (*rc == MPI_SUCCESS && set.active) p_append_done(&set, outcount, indices, statuses, 0);
+    p_back(&set, (MPI_Request *)requests);
+    return 1;
+}
+
+int nsm_persist_get_status_all(int count, const MPI_Request requests[], int *flag, MPI_Status statuses[], int *rc)
+{
+    p_set_t set;
+    if (!p_collect(&set, count, requests)) return 0;
+    nodeshm_nb_progress();
+    *rc = MPI_SUCCESS;
+    *flag = 0;
+    if (!p_active_done(&set)) {
+        nsm_persist_poke();
+    } else {
+        *rc = PMPI_Request_get_status_all(count, set.view, flag, statuses);
+        if (*rc == MPI_SUCCESS && *flag) p_empty_all(&set, statuses);
+    }
+    p_back(&set, (MPI_Request *)requests);
+    return 1;
+})
