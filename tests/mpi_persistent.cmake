@@ -1,8 +1,8 @@
 # libnodeshm_mpi: the MPI-4 persistent collectives (tests/mpi_persistent.c): values on fresh data
 # at every start, Startall/Start mixed with non-blocking and point-to-point requests, completed in
 # per-rank orders, and each op's counter moving by exactly the starts that had to be accelerated.
-# Linked and through LD_PRELOAD on one node; between pseudo-nodes and emulated hosts (barrier,
-# bcast, allreduce and reduce run there); switched off (no counter moves).  Where the MPI has no persistent collectives the program exits 77: skipped.
+# Linked and through LD_PRELOAD on one node; between pseudo-nodes and emulated hosts; switched off
+# (no counter moves).  Where the MPI has no persistent collectives the program exits 77: skipped.
 if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   find_program(NODESHM_ENV_PROGRAM env)
   # each program linked, and plain (for LD_PRELOAD); mpi_persist_inactive.c: inactive persistent
@@ -31,9 +31,9 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   # one buffer bank: every second large op publishes late
   nodeshm_add_mpi_test(NAME mpi_persistent NP 3 ARGS --expect-accel TIMEOUT 300 PASS_REGEX "${_pass}"
                        ENV ${p_env} NODESHM_MPI_BANKS=1 SUFFIX _one_bank)
-  # between nodes barrier_init, bcast_init, allreduce_init and reduce_init run here (the
-  # non-blocking ops' steps there), the others are the MPI library's: pseudo-nodes of 2 and 2, of
-  # 2 and 1 (a leader alone), of 1 (no shared buffers: none), and 2 emulated hosts
+  # between nodes every op runs here within the windows above (the non-blocking ops' steps
+  # there): pseudo-nodes of 2 and 2, of 2 and 1 (a leader alone), of 1 (no shared buffers: none),
+  # and 2 emulated hosts
   nodeshm_add_mpi_test(NAME mpi_persistent NP 3 4 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
                        PASS_REGEX "${_pass}" ENV ${p_env})
   nodeshm_add_mpi_test(NAME mpi_persistent NP 3 PES_PER_NODE 1 ARGS --expect-accel TIMEOUT 300

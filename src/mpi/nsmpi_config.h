@@ -185,10 +185,10 @@
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
     X(IALLTOALLV, ialltoallv, /* bytes of one rank pair: the matrix stride; larger go point to point */ \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
-    /* persistent forms (MPI_<Op>_init; a call is an MPI_Start): the non-blocking ops' engine, so \
-     * between nodes where their non-blocking op has a path there (barrier, bcast, allreduce,      \
-     * reduce; barrier_init has no size: between nodes where its column is not 0); units as their  \
-     * rows; measurements: src/mpi/persistent.c */                                                 \
+    /* persistent forms (MPI_<Op>_init; a call is an MPI_Start): the non-blocking ops' steps, so  \
+     * between nodes too (barrier_init has no size: there where its column is not 0; gather,       \
+     * scatter, allgather 0 there until measured); units as their rows; measurements:              \
+     * src/mpi/persistent.c */                                                                     \
     X(BARRIER_INIT, barrier_init, NSM_PPN(0, 0, 0, 1, 1, 1), NSM_PPN(0, 0, 0, 1, 1, 1)) /* no size */ \
     X(BCAST_INIT, bcast_init, NSM_PERSIST_NODES_MPICH, NSM_PERSIST_NODES_OMPI)                      \
     X(ALLREDUCE_INIT, allreduce_init, NSM_PERSIST_NODES_MPICH,                                      \

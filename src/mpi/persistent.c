@@ -6,8 +6,8 @@
  * <Op>_init makes the MPI library's own persistent request (PMPI_<Op>_init), so the caller holds
  * a handle the library understands (in any array, with any call), and records it here with the
  * op's arguments.  Whether nodeshm runs the op is decided once, by the non-blocking op's rules
- * (nonblocking.c: one node, or between nodes the ops whose non-blocking form runs there, with its
- * steps (nonblocking_nodes.c); a communicator whose state a blocking collective has made, reductions
+ * (nonblocking.c: one node, or between nodes with the non-blocking ops' steps there,
+ * nonblocking_nodes.c; a communicator whose state a blocking collective has made, reductions
  * with predefined datatypes and ops, bytes within NODESHM_MPI_<OP>_INIT_MIN/_MAX and the shared
  * buffers), on values all ranks agree on.  Init must not wait for peers (MPI-4: it is local), so
  * where the communicator has no state yet the question is asked again at each MPI_Start (each
@@ -175,6 +175,16 @@ static void p_library(nsm_persist_t *e, int why)
 static const int p_nb_id[] = {NSM_OP_IBARRIER, NSM_OP_IBCAST,     NSM_OP_IALLREDUCE, NSM_OP_IREDUCE,
                               NSM_OP_IGATHER,  NSM_OP_IALLGATHER, NSM_OP_ISCATTER};
 
+/* Whether e's bytes fit the shared buffers its non-blocking op's steps use: gather, scatter,
+ * allgather a slot, or between nodes the stage (every rank's block); bcast the result area;
+ * reductions a slot, and between nodes the result area too (the leader reduces into it). */
+static int p_fits_buffers(const nsm_persist_t *e, const nsm_state_t *s)
+{
+    size_t bytes = (size_t)e->bytes;
+    if (e->kind == K_GATHER || e->kind == K_SCATTER || e->kind == K_ALLGATHER) return nsm_nb_fits_blocks(s, bytes);
+    return nsm_nb_fits(s, bytes, e->result) && (s->n_nodes == 1 || nsm_nb_fits(s, bytes, 1));
+}
+
 /* The non-blocking op's decision (nonblocking.c, nsm_nb_state and each op's checks), once the
  * communicator's state exists; until then e stays undecided. */
 static void p_decide(nsm_persist_t *e)
@@ -188,8 +198,9 @@ static void p_decide(nsm_persist_t *e)
         e->why = NSM_WHY_SETUP; /* asked again at the next start */
         return;
     }
-    /* between nodes: the ops whose non-blocking form has a between-nodes path, within their
-     * several-nodes column (barrier_init, which has no size: where it is not 0) */
+    /* between nodes: the ops whose non-blocking form has a between-nodes path (all but
+     * barrier_init with their own several-nodes windows: gather, scatter and allgather are 0 there
+     * by default, not measured), barrier_init, which has no size, where its column is not 0 */
     if (!s || (s->n_nodes > 1 && (!nsm_nb_between_nodes(p_nb_id[e->kind]) || (e->kind == K_BARRIER && !s->max[id]))))
         return p_library(e, nsm_why_window(id, e->comm, s, 1, e->bytes, NSM_WHY_NODES));
     e->s = s;
@@ -200,7 +211,7 @@ static void p_decide(nsm_persist_t *e)
     }
     int bad_root = e->rooted && (e->root < 0 || e->root >= s->size);
     if (e->bytes < 0 || bad_root || (size_t)e->bytes > s->max[id] || (e->bytes > 0 && (size_t)e->bytes < s->min[id]) ||
-        !nsm_nb_fits(s, (size_t)e->bytes, e->result) || (s->n_nodes > 1 && !nsm_nb_fits(s, (size_t)e->bytes, 1))) {
+        !p_fits_buffers(e, s)) {
         int reduction = e->kind == K_ALLREDUCE || e->kind == K_REDUCE;
         return p_library(e, e->bytes < 0 ? (reduction && !nsm_op_ok(e->t.op) ? NSM_WHY_OP : NSM_WHY_DATATYPE)
                             : bad_root   ? NSM_WHY_ARGS
