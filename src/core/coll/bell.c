@@ -21,6 +21,12 @@ void nodeshm_bell_store(nodeshm_bell_t *bell, uint64_t value)
     }
 }
 
+/* A sleeper in a job that spans nodes wakes this often to drive MPI progress (core/wait.h):
+ * RMA aimed at it from another node completes only while it is inside MPI (MPICH's write
+ * confirmation, Open MPI's osc over tcp), so a peer's shmem_quiet waits up to this long for a
+ * sleeper, not the 50 ms safety net.  A wake-up costs about a microsecond of MPI_Iprobe. */
+#define BELL_POLL_NS (200 * 1000L)
+
 /* The first of [first, first + n) still below value, or -1 (acquire). */
 static int lagging(const nodeshm_bells_t *b, int first, int n, uint64_t value)
 {
@@ -42,9 +48,11 @@ void nodeshm_bells_wait_ge(const nodeshm_bells_t *b, int first, int n, uint64_t 
         __atomic_fetch_add(&bell->waiters, 1, __ATOMIC_SEQ_CST);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         if (nodeshm_flag_load(&bell->value) < value) {
-            struct timespec limit = {0, 50 * 1000 * 1000}; /* a safety net, not the mechanism */
+            /* a safety net, not the mechanism; where the job spans nodes, the poll interval */
+            struct timespec limit = {0, nodeshm_wait_needs_progress ? BELL_POLL_NS : 50000000L};
             syscall(SYS_futex, &bell->rings, FUTEX_WAIT, rings, &limit, NULL, 0);
         }
         __atomic_fetch_sub(&bell->waiters, 1, __ATOMIC_SEQ_CST);
+        if (nodeshm_flag_load(&bell->value) < value) nodeshm_poll_progress(); /* timed out */
     }
 }

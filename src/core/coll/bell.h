@@ -7,13 +7,15 @@
  * registered.  A rank waiting for all is thus woken by the ranks it still waits for, not by every
  * signal of every rank.  Dekker's pattern (store; full fence; load, on both sides) makes sure
  * that either the writer sees the waiter or the waiter sees the value, so no wake-up is lost;
- * the sleep also has a timeout, as a safety net.  Why sleep at all: with 8 ranks on 2 cores,
+ * the sleep also has a timeout, as a safety net (where the job spans nodes, a short one, after
+ * which the sleeper drives MPI progress: bell.c).  Why sleep at all: with 8 ranks on 2 cores,
  * 7 ranks yielding in a loop take most of the time slices from the one rank that has work
  * (measured with bench/mpi_seed_gather.c).  Why no yields before the sleep: these waits are for
  * a peer's phase of work (the FFT node remap waits for peers' FFT stages), long against a yield,
  * and a yielding waiter stays runnable, taking turns it cannot use (nodeshm-fft's node remap,
  * Open MPI, 8 ranks on 2 cores, 6-8 alternating rounds: 64^3 2.0 -> 2.3x mpi-p2p's remap after 4
- * yields -> none; seed gather within noise).
+ * yields -> none; seed gather within noise).  The OpenSHMEM collectives' node peers sleep so for
+ * their leader's release between nodes (core/coll/team/fan.c).
  *
  * Each flag sits in a block of its own (NODESHM_BELL_BLOCK bytes: the adjacent-line prefetcher
  * would otherwise make neighbours' flags share traffic), in node-shared memory every waiter
