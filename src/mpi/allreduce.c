@@ -13,18 +13,6 @@
 
 #include <string.h>
 
-const char *nsm_reduction_at(const nodeshm_reduction_t *r, int k)
-{
-    const nsm_reduction_t *m = (const nsm_reduction_t *)r;
-    return k == m->me && m->mine ? m->mine : m->slots + (size_t)k * m->stride;
-}
-
-void nsm_reduction_local(const nodeshm_reduction_t *r, const void *in, void *inout, size_t n)
-{
-    const nsm_reduction_t *m = (const nsm_reduction_t *)r;
-    PMPI_Reduce_local(in, inout, (int)n, m->type, m->op);
-}
-
 /* Node rank me's slice of the array reduced over all slots into the result area, once they have
  * arrived (allreduce, reduce above the one-phase size); a rank with an empty slice waits for
  * nobody. */

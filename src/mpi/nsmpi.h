@@ -400,8 +400,18 @@ typedef struct nsm_reduction {
     MPI_Datatype type;
     MPI_Op op;
 } nsm_reduction_t;
-const char *nsm_reduction_at(const nodeshm_reduction_t *r, int k);
-void nsm_reduction_local(const nodeshm_reduction_t *r, const void *in, void *inout, size_t n);
+/* Static, in this header: where the reduction is built the compiler sees which functions these
+ * are, and inlines them into the core's ordered loop (no call per contribution). */
+static inline const char *nsm_reduction_at(const nodeshm_reduction_t *r, int k)
+{
+    const nsm_reduction_t *m = (const nsm_reduction_t *)r;
+    return k == m->me && m->mine ? (const char *)m->mine : m->slots + (size_t)k * m->stride;
+}
+static inline void nsm_reduction_local(const nodeshm_reduction_t *r, const void *in, void *inout, size_t n)
+{
+    const nsm_reduction_t *m = (const nsm_reduction_t *)r;
+    PMPI_Reduce_local(in, inout, (int)n, m->type, m->op);
+}
 static inline nsm_reduction_t nsm_reduction(const char *slots, size_t stride, MPI_Aint extent, MPI_Datatype type,
                                             MPI_Op op)
 {

@@ -51,16 +51,24 @@ struct nodeshm_reduction {
  * with nodeshm-bench-coll).  Between nodes: team_coll.h's NODESHM_COLL_NODES_REDUCE_MAX (fan.c). */
 #define NODESHM_REDUCE_EAGER_MAX ((size_t)64 * 1024)
 
-/* out = a op b over n elements (out may be a). */
-static inline void nodeshm_reduce_combine(const nodeshm_reduction_t *r, void *out, const void *a,
-                                          const void *b, size_t n)
+/* out = a op b over n elements (out may be a).  The kernels are passed as values: loaded once
+ * by the caller, they stay known to the compiler across the calls that receive r. */
+static inline void nodeshm_reduce_combine_by(const nodeshm_reduction_t *r, nodeshm_reduce_fn fn,
+                                             void (*local)(const nodeshm_reduction_t *, const void *,
+                                                           void *, size_t),
+                                             void *out, const void *a, const void *b, size_t n)
 {
-    if (r->fn) {
-        r->fn(out, a, b, n);
+    if (fn) {
+        fn(out, a, b, n);
         return;
     }
     if (out != a) memcpy(out, a, n * r->elem);
-    r->local(r, b, out, n);
+    local(r, b, out, n);
+}
+static inline void nodeshm_reduce_combine(const nodeshm_reduction_t *r, void *out, const void *a,
+                                          const void *b, size_t n)
+{
+    nodeshm_reduce_combine_by(r, r->fn, r->local, out, a, b, n);
 }
 
 /* out[0, n) = contributions first..last (last >= first) reduced in member order, over elements
@@ -69,14 +77,17 @@ static inline void nodeshm_reduce_combine(const nodeshm_reduction_t *r, void *ou
 static inline void nodeshm_reduce_ordered(const nodeshm_reduction_t *r, void *out, size_t off,
                                           size_t n, int first, int last)
 {
+    const nodeshm_reduce_fn fn = r->fn;
+    void (*const local)(const nodeshm_reduction_t *, const void *, void *, size_t) = r->local;
+    const char *(*const at)(const nodeshm_reduction_t *, int) = r->at;
     size_t o = off * r->elem;
-    const char *c = r->at(r, first) + o;
+    const char *c = at(r, first) + o;
     if (last == first) {
         if (out != c) memcpy(out, c, n * r->elem);
         return;
     }
-    nodeshm_reduce_combine(r, out, c, r->at(r, first + 1) + o, n);
-    for (int k = first + 2; k <= last; k++) nodeshm_reduce_combine(r, out, out, r->at(r, k) + o, n);
+    nodeshm_reduce_combine_by(r, fn, local, out, c, at(r, first + 1) + o, n);
+    for (int k = first + 2; k <= last; k++) nodeshm_reduce_combine_by(r, fn, local, out, out, at(r, k) + o, n);
 }
 
 /* Member me's slice [*lo, *hi) of a count-element array split among `members`: whole cache lines
