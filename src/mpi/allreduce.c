@@ -6,8 +6,8 @@
  * it was measured) skip the sliced phase: every rank reduces all slots itself, straight into
  * its receive buffer, after one arrive round (across nodes the leader does it for its node).
  * All ranks reduce the slots in node rank order, so they get the same bits.  The reductions
- * (ordered, sliced) are the core's, shared with the OpenSHMEM face; this file also holds the
- * interposer's side of them (nsm_reduction: slots and PMPI_Reduce_local). */
+ * (ordered, sliced) are the core's, shared with the OpenSHMEM face; the interposer's side of
+ * them (nsm_reduction: slots and PMPI_Reduce_local) is in nsmpi.h. */
 #include "mpi/nsmpi.h"
 #include "mpi/leaders.h"
 

@@ -388,7 +388,7 @@ int nsm_op_ok(MPI_Op op);
  * `count` for every r when counts is NULL; total: the elements of the whole vector (> 0). */
 int nsm_reduce_scatter_run(nsm_state_t *s, int id, const void *sendbuf, void *recvbuf, const int *counts, int count,
                            size_t total, MPI_Aint extent, MPI_Datatype type, MPI_Op op);
-/* The interposer's side of core/coll/reduce.h (allreduce.c): node rank k's contribution is its
+/* The interposer's side of core/coll/reduce.h: node rank k's contribution is its
  * slot (slots + k * stride), or `mine` for k == me where mine is not NULL; the operation is
  * PMPI_Reduce_local(type, op) on elements of `extent` bytes. */
 typedef struct nsm_reduction {

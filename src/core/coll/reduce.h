@@ -14,7 +14,7 @@
  * nodeshm_reduction_t at the head of a context struct of its own:
  *   OpenSHMEM (core/coll/team/reduce.c, scan.c): a nodeshm_reduce_fn on symmetric memory, the
  *            contributions its node peers' sources, staging or small-ring entries;
- *   MPI (src/mpi/allreduce.c: nsm_reduction): PMPI_Reduce_local(type, op) on a communicator's
+ *   MPI (src/mpi/nsmpi.h: nsm_reduction): PMPI_Reduce_local(type, op) on a communicator's
  *            node slots.
  * Nothing here waits on flags but through the face's accessor, and nothing knows a face. */
 #ifndef NODESHM_COLL_REDUCE_H
