@@ -13,6 +13,7 @@
 #ifndef NODESHM_COLL_H
 #define NODESHM_COLL_H
 
+#include "core/coll/reduce.h" /* nodeshm_reduce_fn: the reduction family of both faces */
 #include "core/team.h"
 
 #include <mpi.h>
@@ -41,8 +42,6 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
 int nodeshm_coll_alltoalls(const char *call, nodeshm_team_t *t, void *dest, const void *src,
                            size_t dst, size_t sst, size_t nelems, size_t elem);
 
-/* out[i] = a[i] OP b[i] for i < n; out may be a (never b). */
-typedef void (*nodeshm_reduce_fn)(void *out, const void *a, const void *b, size_t n);
 /* dest[i] = OP over the members of src[i], i < count; dest == src allowed (in place).  `fn` is
  * the operation on `elem`-byte elements; `dtype`/`op` the same for MPI (between nodes), or
  * op = MPI_OP_NULL: `fn` as an MPI user op (commutative) there too. */

@@ -1,27 +1,31 @@
 /* libnodeshm_mpi: MPI_Allreduce for predefined ops and types: every rank copies its
- * contribution into its slot, each node rank reduces one chunk across the slots, leaders
+ * contribution into its slot, each node rank reduces one slice across the slots, leaders
  * PMPI_Allreduce the node result between nodes, everyone copies the result out.
  *
- * Small messages (up to NSM_ALLREDUCE_ONE_PHASE bytes) skip the chunked phase: with two flag
- * rounds (arrive, then reduced) the chunked protocol measured 0.85-0.93x of MPICH at 16 B..1 KiB
- * on 2 ranks, where MPICH needs a single exchange.  Instead every rank reduces all slots itself,
- * straight into its receive buffer, after one arrive round (across nodes the leader does it for
- * its node).  All ranks reduce the slots in node rank order, so they get the same bits. */
+ * Small messages (up to NODESHM_REDUCE_ONE_PHASE_MAX bytes, core/coll/reduce.h, which says how
+ * it was measured) skip the sliced phase: every rank reduces all slots itself, straight into
+ * its receive buffer, after one arrive round (across nodes the leader does it for its node).
+ * All ranks reduce the slots in node rank order, so they get the same bits.  The reductions
+ * (ordered, sliced) are the core's, shared with the OpenSHMEM face; the interposer's side of
+ * them (nsm_reduction: slots and PMPI_Reduce_local) is in nsmpi.h. */
 #include "mpi/nsmpi.h"
 #include "mpi/leaders.h"
 
 #include <string.h>
 
-/* Below this, the single-round path (a few node_size-fold reductions cost less than a flag
- * round on any node size we run). */
-#define NSM_ALLREDUCE_ONE_PHASE 4096
-
-void nsm_reduce_slots(const nsm_state_t *s, void *dst, size_t off, int n, size_t len, MPI_Datatype type,
-                      MPI_Op op)
+/* Node rank me's slice of the array reduced over all slots into the result area, once they have
+ * arrived (allreduce, reduce above the one-phase size); a rank with an empty slice waits for
+ * nobody. */
+void nsm_reduce_my_slice(const nsm_state_t *s, uint64_t seq, int count, MPI_Aint extent, MPI_Datatype type,
+                         MPI_Op op)
 {
-    memcpy(dst, s->area.cur.slots + off, len);
-    for (int j = 1; j < s->node_size; j++)
-        PMPI_Reduce_local(nodeshm_area_slot(&s->area, j) + off, dst, n, type, op);
+    size_t lo, hi;
+    nodeshm_reduce_slice((size_t)count, (size_t)extent, s->node_size, s->node_rank, &lo, &hi);
+    if (hi > lo) {
+        nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
+        nsm_reduction_t m = nsm_slots_reduction(s, extent, type, op);
+        nodeshm_reduce_sliced(&m.r, s->area.cur.result, lo, hi, s->node_size);
+    }
 }
 
 NSM_BODY int accelerated_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -52,28 +56,21 @@ NSM_BODY int accelerated_Allreduce(const void *sendbuf, void *recvbuf, int count
     memcpy(slot, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
     nodeshm_flags_arrive(&s->area.flags, seq);
 
-    if (bytes <= NSM_ALLREDUCE_ONE_PHASE) {
+    if (bytes <= NODESHM_REDUCE_ONE_PHASE_MAX) {
         /* one phase: one rank reduces every slot (each rank itself on one node) */
         if (s->n_nodes == 1) {
             nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-            nsm_reduce_slots(s, recvbuf, 0, count, bytes, type, op);
+            nsm_reduce_slots(s, recvbuf, 0, count, extent, type, op);
             nodeshm_flags_done(&s->area.flags, seq);
             return MPI_SUCCESS;
         }
         if (s->node_rank == 0) {
             nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-            nsm_reduce_slots(s, s->area.cur.result, 0, count, bytes, type, op);
+            nsm_reduce_slots(s, s->area.cur.result, 0, count, extent, type, op);
         }
     } else {
-        /* each node rank reduces one chunk over all slots, in node rank order */
-        int chunk = (count + s->node_size - 1) / s->node_size;
-        int first = s->node_rank * chunk;
-        int n = count - first < chunk ? count - first : chunk;
-        if (n > 0) {
-            size_t off = (size_t)first * (size_t)extent, len = (size_t)n * (size_t)extent;
-            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-            nsm_reduce_slots(s, s->area.cur.result + off, off, n, len, type, op);
-        }
+        /* each node rank reduces its slice over all slots, in node rank order */
+        nsm_reduce_my_slice(s, seq, count, extent, type, op);
         nodeshm_flags_reduced(&s->area.flags, seq);
         if (s->n_nodes == 1 || s->node_rank == 0)
             nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_REDUCED, seq);

@@ -266,9 +266,9 @@ static int reduction_publish(nodeshm_nb_t *nb)
 void nsm_nb_reduce_slots(const nodeshm_nb_t *nb, void *dst)
 {
     const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
-    memcpy(dst, nodeshm_nb_slot(nb, 0), o->bytes);
-    for (int j = 1; j < nsm_nb_members(nb); j++)
-        PMPI_Reduce_local(nodeshm_nb_slot(nb, j), dst, o->rcount, o->rtype, o->op);
+    nsm_reduction_t m = nsm_reduction(nb->bufs.slots, nb->bufs.slot_stride, (MPI_Aint)(o->bytes / (size_t)o->rcount),
+                                      o->rtype, o->op);
+    nodeshm_reduce_ordered(&m.r, dst, 0, (size_t)o->rcount, 0, nsm_nb_members(nb) - 1);
 }
 
 static int allreduce_complete(nodeshm_nb_t *nb)

@@ -14,6 +14,7 @@
 #include "mpi/nsmpi_config.h"
 #include "core/coll/area.h" /* flags, banks, small ring and waits: the node-collective engine */
 #include "core/coll/progress.h" /* its non-blocking operations */
+#include "core/coll/reduce.h" /* the reduction family of both faces */
 #include "core/topology.h" /* the node split */
 #include "core/status.h" /* nodeshm_abort_job: the one way a rank ends the job after an error */
 
@@ -387,9 +388,54 @@ int nsm_op_ok(MPI_Op op);
  * `count` for every r when counts is NULL; total: the elements of the whole vector (> 0). */
 int nsm_reduce_scatter_run(nsm_state_t *s, int id, const void *sendbuf, void *recvbuf, const int *counts, int count,
                            size_t total, MPI_Aint extent, MPI_Datatype type, MPI_Op op);
-/* dst = slot 0 op slot 1 op ... in node rank order, over the n elements (len bytes) at byte
- * offset off of every slot: the same bits on every rank that calls it (allreduce.c). */
-void nsm_reduce_slots(const nsm_state_t *s, void *dst, size_t off, int n, size_t len, MPI_Datatype type,
-                      MPI_Op op);
+/* The interposer's side of core/coll/reduce.h: node rank k's contribution is its
+ * slot (slots + k * stride), or `mine` for k == me where mine is not NULL; the operation is
+ * PMPI_Reduce_local(type, op) on elements of `extent` bytes. */
+typedef struct nsm_reduction {
+    nodeshm_reduction_t r;
+    const char *slots;
+    size_t stride;
+    const void *mine;
+    int me;
+    MPI_Datatype type;
+    MPI_Op op;
+} nsm_reduction_t;
+/* Static, in this header: where the reduction is built the compiler sees which functions these
+ * are, and inlines them into the core's ordered loop (no call per contribution). */
+static inline const char *nsm_reduction_at(const nodeshm_reduction_t *r, int k)
+{
+    const nsm_reduction_t *m = (const nsm_reduction_t *)r;
+    return k == m->me && m->mine ? (const char *)m->mine : m->slots + (size_t)k * m->stride;
+}
+static inline void nsm_reduction_local(const nodeshm_reduction_t *r, const void *in, void *inout, size_t n)
+{
+    const nsm_reduction_t *m = (const nsm_reduction_t *)r;
+    PMPI_Reduce_local(in, inout, (int)n, m->type, m->op);
+}
+static inline nsm_reduction_t nsm_reduction(const char *slots, size_t stride, MPI_Aint extent, MPI_Datatype type,
+                                            MPI_Op op)
+{
+    nsm_reduction_t m = {{NULL, nsm_reduction_local, nsm_reduction_at, (size_t)extent}, slots, stride, NULL, -1,
+                         type, op};
+    return m;
+}
+/* The reduction over the current operation's slots of state s. */
+static inline nsm_reduction_t nsm_slots_reduction(const nsm_state_t *s, MPI_Aint extent, MPI_Datatype type,
+                                                  MPI_Op op)
+{
+    return nsm_reduction(s->area.cur.slots, s->area.cur.slot_stride, extent, type, op);
+}
+/* Node rank me's slice (core/coll/reduce.h) reduced over all slots of operation seq, once they
+ * have arrived, into the result area (allreduce.c). */
+void nsm_reduce_my_slice(const nsm_state_t *s, uint64_t seq, int count, MPI_Aint extent, MPI_Datatype type,
+                         MPI_Op op);
+/* dst = slot 0 op slot 1 op ... in node rank order, over elements [first, first + n) of every
+ * slot: the same bits on every rank that calls it. */
+static inline void nsm_reduce_slots(const nsm_state_t *s, void *dst, size_t first, int n, MPI_Aint extent,
+                                    MPI_Datatype type, MPI_Op op)
+{
+    nsm_reduction_t m = nsm_slots_reduction(s, extent, type, op);
+    nodeshm_reduce_ordered(&m.r, dst, first, (size_t)n, 0, s->node_size - 1);
+}
 
 #endif

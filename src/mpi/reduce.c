@@ -2,18 +2,16 @@
  *
  * Like allreduce.c with the result only at the root: every rank copies its contribution into its
  * slot; small messages are reduced by one rank after a single arrive round (the root on one node,
- * each leader across nodes), larger ones chunk by chunk by all node ranks in parallel into the
+ * each leader across nodes), larger ones slice by slice by all node ranks in parallel into the
  * result area.  Across nodes the leaders PMPI_Reduce the node results to the root's leader, which
- * releases its node; the root copies the result out.  Slots are reduced in node rank order.
+ * releases its node; the root copies the result out.  Slots are reduced in node rank order
+ * (core/coll/reduce.h: the reductions and the one-phase switch, NODESHM_REDUCE_ONE_PHASE_MAX).
  *
  * Defaults, and what they were measured against: src/mpi/nsmpi_config.h. */
 #include "mpi/nsmpi.h"
 #include "mpi/leaders.h"
 
 #include <string.h>
-
-/* Up to here one rank reduces the whole node after one flag round (as in allreduce.c). */
-#define NSM_REDUCE_ONE_PHASE 4096
 
 NSM_BODY int accelerated_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                                 MPI_Op op, int root, MPI_Comm comm)
@@ -47,26 +45,19 @@ NSM_BODY int accelerated_Reduce(const void *sendbuf, void *recvbuf, int count, M
 
     /* who holds the node's result: the root itself (one node, small), else the result area */
     void *node_result = s->area.cur.result;
-    if (bytes <= NSM_REDUCE_ONE_PHASE) {
+    if (bytes <= NODESHM_REDUCE_ONE_PHASE_MAX) {
         int reducer = multi ? s->node_rank == 0 : is_root;
         if (reducer) {
             if (!multi) node_result = recvbuf;
             nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-            nsm_reduce_slots(s, node_result, 0, count, bytes, type, op);
+            nsm_reduce_slots(s, node_result, 0, count, extent, type, op);
         }
         if (!multi) {
             nodeshm_flags_done(&s->area.flags, seq);
             return MPI_SUCCESS;
         }
     } else {
-        int chunk = (count + s->node_size - 1) / s->node_size;
-        int first = s->node_rank * chunk;
-        int n = count - first < chunk ? count - first : chunk;
-        if (n > 0) {
-            size_t off = (size_t)first * (size_t)extent;
-            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-            nsm_reduce_slots(s, s->area.cur.result + off, off, n, (size_t)n * (size_t)extent, type, op);
-        }
+        nsm_reduce_my_slice(s, seq, count, extent, type, op);
         nodeshm_flags_reduced(&s->area.flags, seq);
         if (s->node_rank == 0 || (!multi && is_root))
             nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_REDUCED, seq);

@@ -31,7 +31,7 @@ int nsm_reduce_scatter_run(nsm_state_t *s, int id, const void *sendbuf, void *re
         for (int r = 0; r < s->rank; r++) displ += (size_t)block_count(counts, count, r);
         int n = block_count(counts, count, s->rank);
         if (n > 0)
-            nsm_reduce_slots(s, recvbuf, displ * (size_t)extent, n, (size_t)n * (size_t)extent, type, op);
+            nsm_reduce_slots(s, recvbuf, displ, n, extent, type, op);
         nodeshm_flags_done(&s->area.flags, seq);
         return MPI_SUCCESS;
     }
@@ -62,8 +62,7 @@ int nsm_reduce_scatter_run(nsm_state_t *s, int id, const void *sendbuf, void *re
     for (int r = 0; r < s->size; r++) {
         int n = block_count(counts, count, r);
         if (n > 0 && s->stage_index[r] % s->node_size == s->node_rank)
-            nsm_reduce_slots(s, s->area.cur.result + at[r] * (size_t)extent, displ[r] * (size_t)extent, n,
-                             (size_t)n * (size_t)extent, type, op);
+            nsm_reduce_slots(s, s->area.cur.result + at[r] * (size_t)extent, displ[r], n, extent, type, op);
     }
     nodeshm_flags_reduced(&s->area.flags, seq);
     if (s->node_rank == 0) {

@@ -23,13 +23,6 @@
 
 #include <string.h>
 
-/* dst = slot 0 op ... op slot upto-1 (upto >= 1), n elements (len bytes) at byte offset 0. */
-static void prefix_slots(const nsm_state_t *s, void *dst, int upto, int n, size_t len, MPI_Datatype type, MPI_Op op)
-{
-    memcpy(dst, nodeshm_area_slot(&s->area, 0), len);
-    for (int j = 1; j < upto; j++) PMPI_Reduce_local(nodeshm_area_slot(&s->area, j), dst, n, type, op);
-}
-
 /* The scan (exclusive: MPI_Exscan) on state s; returns NSM_HANDED_OVER when the call is the MPI
  * library's (the same decision on every rank). */
 static int scan_body(int id, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -68,21 +61,20 @@ static int scan_body(int id, const void *sendbuf, void *recvbuf, int count, MPI_
     if (in_place) mine = slot; /* recvbuf is overwritten below */
 
     /* rank me waits only for ranks 0..me-1, which publish without waiting for anyone */
-    int have = 0; /* recvbuf holds my node prefix (inclusive, or exclusive of me) */
     for (int j = 0; j < me; j++) nodeshm_flags_wait_arrive(&s->area.flags, j, seq);
-    if (me > 0) prefix_slots(s, recvbuf, me, count, bytes, type, op), have = 1;
-    if (!exclusive) {
-        if (have) PMPI_Reduce_local(mine, recvbuf, count, type, op);
-        else if (!in_place) memcpy(recvbuf, mine, bytes);
-        have = 1;
-    }
+    /* recvbuf = my node prefix: node ranks 0..upto in rank order (core/coll/reduce.h), mine for
+     * me (its slot only in place); in place, rank 0's inclusive prefix is there already */
+    const int upto = exclusive ? me - 1 : me, have = upto >= 0;
+    nsm_reduction_t m = nsm_slots_reduction(s, extent, type, op);
+    m.mine = mine, m.me = me;
+    if (have && !(upto == 0 && me == 0 && in_place)) nodeshm_reduce_ordered(&m.r, recvbuf, 0, (size_t)count, 0, upto);
 
     if (multi) {
         /* the node total into the result area, the leaders' exclusive scan of the totals there */
         char *total = s->area.cur.result;
         if (me == last) {
             if (!exclusive) memcpy(total, recvbuf, bytes);
-            else if (have) memcpy(total, recvbuf, bytes), PMPI_Reduce_local(mine, total, count, type, op);
+            else if (have) nodeshm_reduce_combine(&m.r, total, recvbuf, mine, (size_t)count);
             else memcpy(total, mine, bytes);
             nodeshm_flags_reduced(&s->area.flags, seq);
         }
@@ -93,7 +85,7 @@ static int scan_body(int id, const void *sendbuf, void *recvbuf, int count, MPI_
         }
         if (s->my_node > 0) { /* the first node's ranks have no earlier node */
             if (me > 0) nodeshm_flags_wait_release(&s->area.flags, seq);
-            if (have) PMPI_Reduce_local(total, recvbuf, count, type, op);
+            if (have) nodeshm_reduce_combine(&m.r, recvbuf, recvbuf, total, (size_t)count);
             else memcpy(recvbuf, total, bytes);
         }
     }

@@ -1,8 +1,11 @@
 /* nodeshm core, OpenSHMEM team collectives: reductions (coll.h).
  *
- * One node, up to EAGER_MAX (64 KiB): every member stages its source (small ring up to
- * coll_small_max()) and reduces all the staged contributions itself, in member order (so every
- * PE rounds alike): no second phase.  Several nodes, up to NODESHM_COLL_NODES_REDUCE_MAX: fan.c
+ * The node reductions themselves (ordered, sliced) and their switches are core/coll/reduce.h's,
+ * shared with the MPI face; this file says where a team's contributions are.
+ *
+ * One node, up to NODESHM_REDUCE_EAGER_MAX (64 KiB): every member stages its source (small ring
+ * up to coll_small_max()) and reduces all the staged contributions itself, in member order (so
+ * every PE rounds alike): no second phase.  Several nodes, up to NODESHM_COLL_NODES_REDUCE_MAX: fan.c
  * (the leader reduces its node's sources in member order, MPI_Allreduce in place with the other
  * leaders, fills its peers' dests).  Larger: each node member reduces a contiguous, cache-line
  * aligned slice of the array across all node peers' sources into the leader's dest (every core
@@ -14,17 +17,30 @@
  * of wrapping). */
 #include "core/coll/team/team_coll.h"
 
-/* Reductions at most this big go through staging on a one-node team; above, the members split
- * the array (both measured with nodeshm-bench-coll). */
-#define REDUCE_EAGER_MAX EAGER_MAX
+_Static_assert(NODESHM_REDUCE_EAGER_MAX == EAGER_MAX, "eager reductions: a staging buffer");
 
-/* Node member k's staged contribution to this reduction (waited for in the small ring; staged
- * ones were awaited before); `mine` is my own. */
-static inline const char *contribution(const nodeshm_team_t *t, coll_turn_t x, int k, int small,
-                                       const char *mine)
+/* The node's contributions to a reduction (core/coll/reduce.h): in the eager path the staged
+ * copies (waited for in the small ring; staged ones were awaited before) and `mine`, my own;
+ * in the sliced path every member's symmetric source. */
+typedef struct team_reduction {
+    nodeshm_reduction_t r;
+    const nodeshm_team_t *t;
+    coll_turn_t x;
+    int small;
+    const char *mine; /* eager: my staged copy; sliced: the symmetric source */
+} team_reduction_t;
+
+static const char *staged_at(const nodeshm_reduction_t *r, int k)
 {
-    if (k == t->node_my_pe) return mine;
-    return small ? coll_small_await(t, x, k) : coll_stage_of(t, k, x.b);
+    const team_reduction_t *c = (const team_reduction_t *)r;
+    if (k == c->t->node_my_pe) return c->mine;
+    return c->small ? coll_small_await(c->t, c->x, k) : coll_stage_of(c->t, k, c->x.b);
+}
+
+static const char *source_at(const nodeshm_reduction_t *r, int k)
+{
+    const team_reduction_t *c = (const team_reduction_t *)r;
+    return coll_at_member(c->t, c->mine, k);
 }
 
 /* One node, eager: every member stages its source, then reduces node members first..last's
@@ -46,19 +62,10 @@ void coll_reduce_node(nodeshm_team_t *t, coll_turn_t x, void *dest, const void *
     if (!small)
         for (int k = lo; k <= hi; k++)
             if (k != t->node_my_pe) (void)coll_await_ready(t, x, k);
-    if (last < first) {
-        memset(dest, 0, nbytes);
-    } else if (last == first) {
-        memcpy(dest, contribution(t, x, first, small, mine), nbytes);
-    } else {
-        fn(dest, contribution(t, x, first, small, mine), contribution(t, x, first + 1, small, mine),
-           count);
-        for (int k = first + 2; k <= last; k++) fn(dest, dest, contribution(t, x, k, small, mine), count);
-    }
-    if (total) {
-        memcpy(total, contribution(t, x, 0, small, mine), nbytes);
-        for (int k = 1; k < n; k++) fn(total, total, contribution(t, x, k, small, mine), count);
-    }
+    team_reduction_t c = {{fn, NULL, staged_at, elem}, t, x, small, mine};
+    if (last < first) memset(dest, 0, nbytes);
+    else nodeshm_reduce_ordered(&c.r, dest, 0, count, first, last);
+    if (total) nodeshm_reduce_ordered(&c.r, total, 0, count, 0, n - 1);
     if (small) coll_small_done(t, x);
     else coll_mark_done(t, x);
 }
@@ -93,7 +100,7 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
     uint64_t e = coll_begin(t);
     coll_turn_t x = coll_turn_begin(t, e);
     if (count == 0) return NODESHM_OK;
-    if (t->n_nodes == 1 && t->n_pes > 1 && nbytes <= REDUCE_EAGER_MAX) {
+    if (t->n_nodes == 1 && t->n_pes > 1 && nbytes <= NODESHM_REDUCE_EAGER_MAX) {
         coll_reduce_node(t, x, dest, src, count, elem, fn, 0, t->node_n_pes - 1, NULL);
         return NODESHM_OK;
     }
@@ -103,24 +110,15 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
     int leader = me == 0;
     coll_node_sync(t, e + 1);
 
-    /* my slice [lo, hi): cache-line multiples, so no two members write one line */
-    size_t per_line = elem < 64 ? 64 / elem : 1;
-    size_t slice = (count + (size_t)n - 1) / (size_t)n;
-    slice = (slice + per_line - 1) / per_line * per_line;
-    size_t lo = slice * (size_t)me < count ? slice * (size_t)me : count;
-    size_t hi = lo + slice < count ? lo + slice : count;
-    char *out = coll_at_member(t, dest, 0); /* the leader's dest */
+    /* my slice [lo, hi) of the leader's dest (core/coll/reduce.c) */
+    size_t lo, hi;
+    nodeshm_reduce_slice(count, elem, n, me, &lo, &hi);
+    char *out = coll_at_member(t, dest, 0);
     if (n == 1) {
         if (dest != src) memcpy(dest, src, nbytes);
     } else if (hi > lo) {
-        /* blocks of ~8 KiB: the partial result stays in cache while the peers' sources stream */
-        size_t blk = 8192 / elem ? 8192 / elem : 1;
-        for (size_t b = lo; b < hi; b += blk) {
-            size_t len = hi - b < blk ? hi - b : blk;
-            char *o = out + b * elem;
-            fn(o, coll_at_member(t, src, 0) + b * elem, coll_at_member(t, src, 1) + b * elem, len);
-            for (int p = 2; p < n; p++) fn(o, o, coll_at_member(t, src, p) + b * elem, len);
-        }
+        team_reduction_t c = {{fn, NULL, source_at, elem}, t, {0, 0, 0}, 0, src};
+        nodeshm_reduce_sliced(&c.r, out, lo, hi, n);
         if (t->n_nodes == 1)
             for (int p = 1; p < n; p++)
                 memcpy(coll_at_member(t, dest, p) + lo * elem, out + lo * elem, (hi - lo) * elem);
