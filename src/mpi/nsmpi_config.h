@@ -192,7 +192,7 @@
     X(BARRIER_INIT, barrier_init, NSM_PPN(0, 0, 0, 1, 1, 1), NSM_PPN(0, 0, 0, 1, 1, 1)) /* no size */ \
     X(BCAST_INIT, bcast_init, NSM_PERSIST_NODES_MPICH, NSM_PERSIST_NODES_OMPI)                      \
     X(ALLREDUCE_INIT, allreduce_init, NSM_PERSIST_NODES_MPICH,                                      \
-      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(32), NSM_K(64), NSM_K(64)))                    \
+      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, NSM_K(64), NSM_K(64)))                            \
     X(REDUCE_INIT, reduce_init, NSM_PERSIST_NODES_MPICH, NSM_PERSIST_NODES_OMPI)                    \
     X(GATHER_INIT, gather_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)                                \
     X(SCATTER_INIT, scatter_init, NSM_PERSIST_MPICH, NSM_PERSIST_OMPI)                              \
@@ -237,7 +237,7 @@
     X(ISCATTER, NSM_PPN(0, 0, 0, NSM_K(8), NSM_K(4), NSM_K(4)), NSM_PPN(0, 0, 0, 0, 0, 0))         \
     X(IALLGATHER, NSM_PPN(0, 0, 0, 0, NSM_K(4), NSM_K(4)), NSM_PPN(0, 0, 0, 512, 64, 64))          \
     /* persistent forms, Open MPI (its own take 0.4-0.9 us per start and wait here): persistent.c */ \
-    X(BCAST_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 256, 0, 0))                       \
+    X(BCAST_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 0, 0, 0))                         \
     X(REDUCE_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 32, 64, 64))                      \
     X(GATHER_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 0, 0, 0))                        \
     X(SCATTER_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 0, 0, 0))                       \

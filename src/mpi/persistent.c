@@ -33,6 +33,19 @@
  * a row (its first size; the I<op> rows show it too) lost at 2-4 ranks under Open MPI (bcast_init
  * 0.08-0.40x, allreduce_init 0.24x at 2 ranks): not acted on.
  *
+ * Between nodes (bench/mpi_osu.c rows barrier_init ... reduce_init, 8 B-64 KiB, windows widened,
+ * oshrun --hosts 2, -i 100 -r 7, the columns alternating; a quiet machine, load 2-6; ratio =
+ * library / nodeshm, medians): MPICH 2 per host (2 runs) barrier_init 1.46x, bcast_init
+ * 0.93-2.8x (1 KiB 0.93, the rest >= 1.02), allreduce_init 0.99-1.18x, reduce_init 1.00-2.1x; 4
+ * per host (1 run) 1.00-1.91x everywhere: all on to 64 KiB.  Open MPI 2 per host: barrier_init
+ * 1.43x, bcast_init 1.2-1.9x from 8 B, reduce_init 4.5-5.3x from 32 B (8-16 B 0.74-0.78x in one
+ * of 2 runs), allreduce_init 0.72-1.03x over 5 runs (its own persistent allreduce between the
+ * hosts is as fast): off at 2 per host; 4 per host (1 run) barrier_init 2.7x, bcast_init
+ * 1.5-3.1x, allreduce_init 0.98-1.24x, reduce_init 0.94-1.04x to 32 B and 1.8-5.0x above.  The
+ * lower bounds as the non-blocking ops' (reduce_init 32 B at 2 per host, 64 B at 4), but none
+ * for bcast_init between nodes.  Gather, scatter and allgather between nodes: not measured
+ * (windows 0 there).
+ *
  * MPI_Request_free of one of ours drops its entry (of an active one, erroneous in MPI-4: the op is
  * completed first).  A communicator freed while requests on it live (MPI keeps it for them) is
  * told by an attribute of our own: its requests go to the library from then on, on every rank. */

@@ -308,13 +308,7 @@ int nodeshm_coll_nodes_reduce(const char *call, nodeshm_team_t *t, MPI_Comm lead
     leader_gather(t, e);
     int np = t->node_n_pes;
     size_t nbytes = count * elem;
-    /* my node's sources in member order (out may be the first operand: dest == src is fine) */
-    if (np == 1) {
-        if (dest != src) memcpy(dest, src, nbytes);
-    } else {
-        fn(dest, src, coll_at_member(t, src, 1), count);
-        for (int k = 2; k < np; k++) fn(dest, dest, coll_at_member(t, src, k), count);
-    }
+    coll_reduce_sources(t, dest, src, count, elem, fn); /* my node's, in member order */
     int rc = nodeshm_coll_allreduce_inplace(call, dest, count, elem, dtype, op, fn, leaders);
     for (int k = 1; !rc && k < np; k++) memcpy(coll_at_member(t, dest, k), dest, nbytes);
     leader_release(t, e, rc, 0);

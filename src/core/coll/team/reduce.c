@@ -43,6 +43,13 @@ static const char *source_at(const nodeshm_reduction_t *r, int k)
     return coll_at_member(c->t, c->mine, k);
 }
 
+void coll_reduce_sources(const nodeshm_team_t *t, void *dest, const void *src, size_t count, size_t elem,
+                         nodeshm_reduce_fn fn)
+{
+    team_reduction_t c = {{fn, NULL, source_at, elem}, t, {0, 0, 0}, 0, src};
+    nodeshm_reduce_ordered(&c.r, dest, 0, count, 0, t->node_n_pes - 1);
+}
+
 /* One node, eager: every member stages its source, then reduces node members first..last's
  * contributions itself, always in member order (the same rounding on every PE); last < first:
  * dest = zeros (exclusive scan on the first PE).  total, if not NULL, gets all the node's

@@ -175,6 +175,10 @@ int nodeshm_coll_nodes_reduce(const char *call, nodeshm_team_t *t, MPI_Comm lead
  * last < first); total, if not NULL, all of the node's (reduce.c). */
 void coll_reduce_node(nodeshm_team_t *t, coll_turn_t x, void *dest, const void *src, size_t count,
                       size_t elem, nodeshm_reduce_fn fn, int first, int last, void *total);
+/* dest = the node members' symmetric sources `src` reduced in member order (dest may be src;
+ * the leader between nodes, fan.c; reduce.c). */
+void coll_reduce_sources(const nodeshm_team_t *t, void *dest, const void *src, size_t count, size_t elem,
+                         nodeshm_reduce_fn fn);
 /* count * elem fits, both arrays symmetric, the same array or disjoint (reduce.c). */
 int coll_check_reduce_args(const char *call, const char *count_name, void *dest, const void *src,
                            size_t count, size_t elem);
