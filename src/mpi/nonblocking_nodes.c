@@ -90,8 +90,21 @@
  *   columns of a handed size: 0.13-11x, this load's noise): where ours ran MPICH 1.17-3.59x,
  *   Open MPI igather 0.27-1.31x at 2 per host (with the three runs above: medians 1.08-1.10 at
  *   4-16 KiB, kept, doubtful) and 1.02-4.28x from 3, iallgather 1.11-3.31x; Open MPI iscatter's
- *   first window (128 B-2 KiB at 2 per host) 0.46-2.03x, 1 KiB losing in 3 of 5 runs: off.  All
- *   of them want a quiet recheck. */
+ *   first window (128 B-2 KiB at 2 per host) 0.46-2.03x, 1 KiB losing in 3 of 5 runs: off.
+ *   Then quiet (the lead alone, load 0.8 at the start; 2 runs at 2 per host, 1 at 4), medians:
+ *   MPICH 2 per host: igather 1.09-1.19x at 8-512 B, 0.85-1.00x at 1-4 KiB, 1.01-1.11x above;
+ *   iscatter 1.04-1.67x everywhere; iallgather 1.04-1.19x to 512 B, 0.99-1.10x at 1-16 KiB,
+ *   0.84-0.88x at 32-64 KiB.  4 per host: all three 1.07-1.85x at every size.  Open MPI 2 per
+ *   host: igather 0.85-0.88x to 256 B (one run 0.54-0.60x, the other 1.12-1.20x), 1.20-1.35x at
+ *   512 B-8 KiB (1 KiB and up: every run >= 0.87x), 1.01x at 16 KiB, 0.64x at 32 KiB; iscatter
+ *   1.05-1.66x to 1 KiB, 1.12-1.43x at 2-16 KiB with one run at 0.80-1.03x, 0.53x at 32 KiB;
+ *   iallgather 1.53-1.77x at every size but 32 KiB (1.02x).  4 per host: igather 1.22-2.20x to
+ *   8 KiB, 0.82-0.98x at 16-32 KiB; iscatter 1.04-1.89x to 8 KiB, 0.74-0.85x at 16-32 KiB;
+ *   iallgather 2.75-4.66x everywhere.  Under load, small sizes lost (above: ranks descheduled
+ *   behind the leader); quiet, they win.  The windows by the quiet runs: MPICH igather to 512 B at
+ *   2 per host and everywhere from 3, iscatter everywhere, iallgather to 16 KiB at 2 and
+ *   everywhere from 3; Open MPI igather 1-16 KiB at 2 and to 8 KiB from 3, iscatter to 1 KiB at
+ *   2 and to 8 KiB from 3, iallgather to 16 KiB at 2 and everywhere from 3. */
 #include "mpi/nonblocking.h"
 
 #include <string.h>
