@@ -104,7 +104,11 @@
  *   behind the leader); quiet, they win.  The windows by the quiet runs: MPICH igather to 512 B at
  *   2 per host and everywhere from 3, iscatter everywhere, iallgather to 16 KiB at 2 and
  *   everywhere from 3; Open MPI igather 1-16 KiB at 2 and to 8 KiB from 3, iscatter to 1 KiB at
- *   2 and to 8 KiB from 3, iallgather to 16 KiB at 2 and everywhere from 3. */
+ *   2 and to 8 KiB from 3, iallgather to 16 KiB at 2 and everywhere from 3.  A second quiet run
+ *   at 4 per host: MPICH 1.03-1.89x everywhere but iscatter at 64 KiB (0.76x; 1.56x in the
+ *   first); Open MPI igather 0.59-0.76x to 256 B, 1.33-2.02x at 512 B-8 KiB, iscatter 0.77-0.96x
+ *   to 32 B, 1.54-2.94x at 64 B-8 KiB, iallgather 1.3-3.8x: so from 3 per host Open MPI's igather
+ *   starts at 512 B and its iscatter at 64 B. */
 #include "mpi/nonblocking.h"
 
 #include <string.h>

@@ -231,9 +231,11 @@
      * small ireduce at 4), and below: src/mpi/nonblocking_nodes.c */                             \
     X(IBCAST, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 256, 0, 0))                              \
     X(IREDUCE, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 32, 64, 64))                            \
-    /* igather between nodes, Open MPI at 2 ranks per host (its small ones pipeline back to back \
-     * by eager sends; quiet, ours 0.85-0.88x to 256 B): nonblocking_nodes.c */                    \
-    X(IGATHER, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, NSM_K(1), 0, 0))                        \
+    /* igather, iscatter between nodes, Open MPI (its small ones pipeline back to back by eager  \
+     * sends; quiet, ours 0.85-0.88x to 256 B at 2 per host, and in one of 2 runs at 4 per host    \
+     * igather 0.59-0.76x to 256 B, iscatter 0.77-0.96x to 32 B): nonblocking_nodes.c */           \
+    X(IGATHER, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, NSM_K(1), 512, 512))                    \
+    X(ISCATTER, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(0, 0, 0, 0, 64, 64))                            \
     /* persistent forms, Open MPI (its own take 0.4-0.9 us per start and wait here): persistent.c */ \
     X(BCAST_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 64, 0, 0, 0, 0))                         \
     X(REDUCE_INIT, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 32, 64, 64))                      \
