@@ -294,10 +294,8 @@ int nsm_nb_reduction(int id, const void *sendbuf, void *recvbuf, int count, MPI_
     long long bytes = nsm_nb_reduction_bytes(count, type, op);
     nsm_state_t *s = nsm_nb_state(id, comm, bytes);
     int bad_root = id == NSM_OP_IREDUCE && s && (root < 0 || root >= s->size);
-    /* between nodes the leader reduces into the result area too */
     if (!s || bytes < 0 || bad_root || (size_t)bytes > s->max[id] || (bytes > 0 && (size_t)bytes < s->min[id]) ||
-        !nsm_nb_fits(s, (size_t)bytes, 0) ||
-        (s->n_nodes > 1 && !nsm_nb_fits(s, (size_t)bytes, 1))) {
+        !nsm_nb_fits_reduction(s, (size_t)bytes)) {
         if (s)
             NSM_HAND(id, comm, s, 1, bytes,
                      !nsm_op_ok(op) ? NSM_WHY_OP : bytes < 0 ? NSM_WHY_DATATYPE : bad_root ? NSM_WHY_ARGS : NSM_WHY_STAGE);

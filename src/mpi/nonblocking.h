@@ -74,6 +74,17 @@ static inline int nsm_nb_fits_blocks(const nsm_state_t *s, size_t bytes)
     if (s->n_nodes == 1) return nsm_nb_fits(s, bytes, 0);
     return bytes <= s->area.banks.stage_bytes / (size_t)s->size;
 }
+/* Whether a reduction of `bytes` fits: my contribution in a slot, and between nodes the
+ * leader's node result in the result area too. */
+static inline int nsm_nb_fits_reduction(const nsm_state_t *s, size_t bytes)
+{
+    return nsm_nb_fits(s, bytes, 0) && (s->n_nodes == 1 || nsm_nb_fits(s, bytes, 1));
+}
+/* Rank r's block of a gather/scatter buffer: count elements of `extent` bytes per rank. */
+static inline char *nsm_nb_block(void *buf, int r, int count, MPI_Aint extent)
+{
+    return (char *)buf + (MPI_Aint)r * count * extent;
+}
 /* The message bytes of a reduction the shared path takes (predefined op and datatype: MPI wants
  * the same on every rank), else -1. */
 long long nsm_nb_reduction_bytes(int count, MPI_Datatype type, MPI_Op op);

@@ -195,13 +195,17 @@ static int reduce_complete(nodeshm_nb_t *nb)
 
 /* ---------------------------------------------------------------- Ibcast */
 
-static int bcast_root_here(const nsm_nb_op_t *o) { return o->s->node_of[o->root_nr] == o->s->my_node; }
-/* the root's node rank (on its node) */
-static int bcast_root_nr(const nsm_nb_op_t *o)
+/* Rooted ops whose root publishes (Ibcast, Iscatter): whether the root is on my node, and then
+ * whether it has arrived (its data is in place: the node reads it without the leaders). */
+static int root_here(const nsm_nb_op_t *o) { return o->s->node_of[o->root_nr] == o->s->my_node; }
+static int root_arrived_here(const nodeshm_nb_t *nb)
 {
+    const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
     const nsm_state_t *s = o->s;
-    return s->stage_index[o->root_nr] - s->node_first[s->node_of[o->root_nr]];
+    return root_here(o) && nodeshm_nb_arrived(nb, s->stage_index[o->root_nr] - s->node_first[s->my_node]);
 }
+/* they write shared buffers: the root, and the other nodes' leaders (their node's copy) */
+static int root_writes(const nsm_nb_op_t *o) { return o->s->rank == o->root_nr || (o->s->node_rank == 0 && !root_here(o)); }
 
 static int bcast_publish(nodeshm_nb_t *nb)
 {
@@ -215,7 +219,7 @@ static int bcast_start(nodeshm_nb_t *nb)
 {
     nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
     /* the root's leader sends what the root put there; the others receive into their node's */
-    if (bcast_root_here(o) && !nodeshm_nb_arrived(nb, bcast_root_nr(o))) return 0;
+    if (root_here(o) && !root_arrived_here(nb)) return 0;
     PMPI_Ibcast(nb->bufs.result, (int)o->bytes, MPI_BYTE, o->s->node_of[o->root_nr], o->s->leaders, &o->lreq);
     return 1;
 }
@@ -225,7 +229,7 @@ static int bcast_complete(nodeshm_nb_t *nb)
     nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
     if (o->s->rank == o->root_nr) return 1;
     /* on the root's node the data is there once the root has arrived: no wait for the leaders */
-    if (!(bcast_root_here(o) ? nodeshm_nb_arrived(nb, bcast_root_nr(o)) : released(nb))) return 0;
+    if (!(root_here(o) ? root_arrived_here(nb) : released(nb))) return 0;
     nsm_unpack(o->recvbuf, o->rcount, o->rtype, nb->bufs.result, o->bytes, o->s->comm);
     return 1;
 }
@@ -257,7 +261,6 @@ static int *node_counts(nsm_nb_op_t *o)
     }
     return cnt;
 }
-static char *block_of(void *buf, int r, int count, MPI_Aint extent) { return (char *)buf + (MPI_Aint)r * count * extent; }
 
 /* Igather, Iallgather: my block into the stage (in place: from my place in the receive buffer) */
 static int gather_publish(nodeshm_nb_t *nb)
@@ -265,7 +268,7 @@ static int gather_publish(nodeshm_nb_t *nb)
     nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
     const nsm_state_t *s = o->s;
     if (o->in_place)
-        nsm_pack(stage_at(nb, s->rank), o->bytes, block_of(o->recvbuf, s->rank, o->rcount, o->rext), o->rcount,
+        nsm_pack(stage_at(nb, s->rank), o->bytes, nsm_nb_block(o->recvbuf, s->rank, o->rcount, o->rext), o->rcount,
                  o->rtype, s->comm);
     else
         nsm_pack(stage_at(nb, s->rank), o->bytes, o->sendbuf, o->scount, o->stype, s->comm);
@@ -298,7 +301,7 @@ static int gather_unpack_all(nodeshm_nb_t *nb)
     if (!released(nb)) return 0;
     for (int r = 0; r < o->s->size; r++)
         if (r != o->s->rank || !o->in_place)
-            nsm_unpack(block_of(o->recvbuf, r, o->rcount, o->rext), o->rcount, o->rtype, stage_at(nb, r), o->bytes,
+            nsm_unpack(nsm_nb_block(o->recvbuf, r, o->rcount, o->rext), o->rcount, o->rtype, stage_at(nb, r), o->bytes,
                        o->s->comm);
     return 1;
 }
@@ -310,20 +313,13 @@ static int gather_complete(nodeshm_nb_t *nb)
 /* Iscatter: the root packs every other rank's block into the stage; its leader, once the root
  * has arrived, scatters the node runs; on the root's node members read once the root has
  * arrived, elsewhere once released (as Ibcast) */
-static int scatter_root_arrived(const nodeshm_nb_t *nb)
-{
-    const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
-    const nsm_state_t *s = o->s;
-    int root_node = s->node_of[o->root_nr];
-    return root_node == s->my_node && nodeshm_nb_arrived(nb, s->stage_index[o->root_nr] - s->node_first[root_node]);
-}
 static int scatter_publish(nodeshm_nb_t *nb)
 {
     nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
     if (o->s->rank != o->root_nr) return 1; /* only the root puts something */
     for (int r = 0; r < o->s->size; r++)
         if (r != o->root_nr)
-            nsm_pack(stage_at(nb, r), o->bytes, block_of((void *)o->sendbuf, r, o->scount, o->sext), o->scount,
+            nsm_pack(stage_at(nb, r), o->bytes, nsm_nb_block((void *)o->sendbuf, r, o->scount, o->sext), o->scount,
                      o->stype, o->s->comm);
     return arrive(nb);
 }
@@ -332,7 +328,7 @@ static int scatter_start(nodeshm_nb_t *nb)
     nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
     const nsm_state_t *s = o->s;
     int root_node = s->node_of[o->root_nr], here = root_node == s->my_node, bytes;
-    if (here && !scatter_root_arrived(nb)) return 0;
+    if (here && !root_arrived_here(nb)) return 0;
     int *cnt = here ? node_counts(o) : NULL;
     char *mine = stage_mine(nb, &bytes);
     PMPI_Iscatterv(nb->bufs.stage, cnt, cnt ? cnt + s->n_nodes : NULL, MPI_BYTE, here ? MPI_IN_PLACE : mine, bytes,
@@ -345,11 +341,11 @@ static int scatter_complete(nodeshm_nb_t *nb)
     const nsm_state_t *s = o->s;
     if (s->rank == o->root_nr) { /* its own block straight from its send buffer */
         if (!o->in_place)
-            nsm_copy(o->recvbuf, o->rcount, o->rtype, block_of((void *)o->sendbuf, s->rank, o->scount, o->sext),
+            nsm_copy(o->recvbuf, o->rcount, o->rtype, nsm_nb_block((void *)o->sendbuf, s->rank, o->scount, o->sext),
                      o->scount, o->stype, o->bytes, s->comm);
         return 1;
     }
-    if (!(scatter_root_arrived(nb) || released(nb))) return 0;
+    if (!(root_arrived_here(nb) || released(nb))) return 0;
     nsm_unpack(o->recvbuf, o->rcount, o->rtype, stage_at(nb, s->rank), o->bytes, s->comm);
     return 1;
 }
@@ -374,7 +370,7 @@ int nsm_nb_nodes_steps(nsm_nb_op_t *o, int id)
         nb->complete = bcast_complete;
         nb->remote_start = bcast_start;
         /* the root and the other nodes' leaders write the result area; the rest only read it */
-        writes = s->rank == o->root_nr || (leader && !bcast_root_here(o));
+        writes = root_writes(o);
         break;
     case NSM_OP_IGATHER:
     case NSM_OP_IALLGATHER:
@@ -386,7 +382,7 @@ int nsm_nb_nodes_steps(nsm_nb_op_t *o, int id)
         nb->publish = scatter_publish;
         nb->complete = scatter_complete;
         nb->remote_start = scatter_start;
-        writes = s->rank == o->root_nr || (leader && s->node_of[o->root_nr] != s->my_node);
+        writes = root_writes(o);
         break;
     default: /* Iallreduce (root_nr -1), Ireduce: nonblocking.c's publish (the slot) */
         nb->complete = id == NSM_OP_IREDUCE ? reduce_complete : allreduce_complete;

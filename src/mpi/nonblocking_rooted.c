@@ -30,11 +30,6 @@ static nsm_state_t *nb_rooted_state(int op, MPI_Comm comm, long long bytes, int 
     return s;
 }
 
-static char *nb_block(void *buf, int r, int count, MPI_Aint extent)
-{
-    return (char *)buf + (MPI_Aint)r * count * extent;
-}
-
 /* ---------------------------------------------------------------- MPI_Ireduce */
 
 int nsm_nb_reduce_complete(nodeshm_nb_t *nb)
@@ -75,7 +70,7 @@ static int gather_publish(nodeshm_nb_t *nb)
     int me = nsm_nb_me(nb);
     if (nb->writes) {
         if (o->in_place)
-            nsm_pack(nodeshm_nb_slot(nb, me), o->bytes, nb_block(o->recvbuf, me, o->rcount, o->rext), o->rcount,
+            nsm_pack(nodeshm_nb_slot(nb, me), o->bytes, nsm_nb_block(o->recvbuf, me, o->rcount, o->rext), o->rcount,
                      o->rtype, o->s->comm);
         else
             nsm_pack(nodeshm_nb_slot(nb, me), o->bytes, o->sendbuf, o->scount, o->stype, o->s->comm);
@@ -88,7 +83,7 @@ static void gather_unpack_all(nodeshm_nb_t *nb, nsm_nb_op_t *o)
 {
     for (int r = 0, me = nsm_nb_me(nb); r < nsm_nb_members(nb); r++)
         if (r != me || !o->in_place)
-            nsm_unpack(nb_block(o->recvbuf, r, o->rcount, o->rext), o->rcount, o->rtype, nodeshm_nb_slot(nb, r),
+            nsm_unpack(nsm_nb_block(o->recvbuf, r, o->rcount, o->rext), o->rcount, o->rtype, nodeshm_nb_slot(nb, r),
                        o->bytes, o->s->comm);
 }
 static int gather_complete(nodeshm_nb_t *nb)
@@ -191,7 +186,7 @@ static int scatter_publish(nodeshm_nb_t *nb)
     if (!nb->writes) return 1; /* not the root */
     for (int r = 0, me = nsm_nb_me(nb); r < nsm_nb_members(nb); r++)
         if (r != me || !o->in_place)
-            nsm_pack(nodeshm_nb_slot(nb, r), o->bytes, nb_block((void *)o->sendbuf, r, o->scount, o->sext), o->scount,
+            nsm_pack(nodeshm_nb_slot(nb, r), o->bytes, nsm_nb_block((void *)o->sendbuf, r, o->scount, o->sext), o->scount,
                      o->stype, o->s->comm);
     nodeshm_flags_arrive(&nb->lane->area->flags, nb->seq);
     return 1;

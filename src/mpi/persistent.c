@@ -195,7 +195,8 @@ static int p_fits_buffers(const nsm_persist_t *e, const nsm_state_t *s)
 {
     size_t bytes = (size_t)e->bytes;
     if (e->kind == K_GATHER || e->kind == K_SCATTER || e->kind == K_ALLGATHER) return nsm_nb_fits_blocks(s, bytes);
-    return nsm_nb_fits(s, bytes, e->result) && (s->n_nodes == 1 || nsm_nb_fits(s, bytes, 1));
+    if (e->kind == K_ALLREDUCE || e->kind == K_REDUCE) return nsm_nb_fits_reduction(s, bytes);
+    return nsm_nb_fits(s, bytes, e->result);
 }
 
 /* The non-blocking op's decision (nonblocking.c, nsm_nb_state and each op's checks), once the
