@@ -48,8 +48,13 @@ struct nodeshm_reduction {
 /* OpenSHMEM face (core/coll/team/reduce.c): on a one-node team up to a staging buffer (64 KiB,
  * runtime.h's NODESHM_COLL_STAGE_BYTES) every member stages its source and reduces all staged
  * contributions itself (no second phase); above, the members split the array (both measured
- * with nodeshm-bench-coll).  Between nodes: team_coll.h's NODESHM_COLL_NODES_REDUCE_MAX (fan.c). */
+ * with nodeshm-bench-coll).  Between nodes: below. */
 #define NODESHM_REDUCE_EAGER_MAX ((size_t)64 * 1024)
+/* OpenSHMEM face between nodes: up to this many bytes one fan-in and one fan-out per node
+ * (core/coll/team/fan.c: the leader reduces its node's sources in member order and
+ * MPI_Allreduces in place with the other leaders, no node syncs); above, the node members
+ * reduce slices and the leaders' MPI_Allreduce sits between two node syncs (team/reduce.c). */
+#define NODESHM_REDUCE_NODES_FAN_MAX ((size_t)16 * 1024)
 
 /* out = a op b over n elements (out may be a).  The kernels are passed as values: loaded once
  * by the caller, they stay known to the compiler across the calls that receive r. */

@@ -5,7 +5,7 @@
  *
  * One node, up to NODESHM_REDUCE_EAGER_MAX (64 KiB): every member stages its source (small ring
  * up to coll_small_max()) and reduces all the staged contributions itself, in member order (so
- * every PE rounds alike): no second phase.  Several nodes, up to NODESHM_COLL_NODES_REDUCE_MAX: fan.c
+ * every PE rounds alike): no second phase.  Several nodes, up to NODESHM_REDUCE_NODES_FAN_MAX: fan.c
  * (the leader reduces its node's sources in member order, MPI_Allreduce in place with the other
  * leaders, fills its peers' dests).  Larger: each node member reduces a contiguous, cache-line
  * aligned slice of the array across all node peers' sources into the leader's dest (every core
@@ -111,7 +111,7 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
         coll_reduce_node(t, x, dest, src, count, elem, fn, 0, t->node_n_pes - 1, NULL);
         return NODESHM_OK;
     }
-    if (t->n_nodes > 1 && nbytes <= NODESHM_COLL_NODES_REDUCE_MAX) /* leaders only: fan.c */
+    if (t->n_nodes > 1 && nbytes <= NODESHM_REDUCE_NODES_FAN_MAX) /* leaders only: fan.c */
         return nodeshm_coll_nodes_reduce(call, t, leaders, e, dest, src, count, elem, fn, dtype, op);
     int n = t->node_n_pes, me = t->node_my_pe;
     int leader = me == 0;

@@ -164,8 +164,7 @@ int nodeshm_coll_nodes_sync(const char *call, nodeshm_team_t *t, MPI_Comm leader
  * (bcast.c), staged: at most a staging buffer. */
 #define NODESHM_COLL_NODES_BCAST_MAX ((size_t)64 << 10)
 _Static_assert(NODESHM_COLL_NODES_BCAST_MAX <= NODESHM_COLL_STAGE_BYTES, "staged broadcast");
-/* Reductions of at most NODESHM_COLL_NODES_REDUCE_MAX bytes. */
-#define NODESHM_COLL_NODES_REDUCE_MAX ((size_t)16 << 10)
+/* Reductions of at most NODESHM_REDUCE_NODES_FAN_MAX bytes (core/coll/reduce.h). */
 int nodeshm_coll_nodes_reduce(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e,
                               void *dest, const void *src, size_t count, size_t elem,
                               nodeshm_reduce_fn fn, MPI_Datatype dtype, MPI_Op op);
