@@ -174,7 +174,9 @@
     X(IALLGATHER, iallgather, /* bytes per rank */                                                 \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(16), NSM_K(64), NSM_K(64)),                    \
       NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(64), NSM_K(64)))                    \
-    /* v-forms and alltoall: one node only; their measurements: src/mpi/nonblocking_v.c */        \
+    /* v-forms and alltoall: one node; their measurements: src/mpi/nonblocking_v.c.  Between      \
+     * nodes igatherv and iscatterv are the library's; iallgatherv, ialltoall, ialltoallv run      \
+     * there (src/mpi/nonblocking_nodes_v.c) where their several-nodes columns are not 0 */       \
     X(IGATHERV, igatherv, /* bytes of one rank's block: larger ones go point to point */           \
       NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) \
     X(ISCATTERV, iscatterv, /* bytes of one rank's block: larger ones go point to point */         \

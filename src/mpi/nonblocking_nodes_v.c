@@ -1,0 +1,181 @@
+/* libnodeshm_mpi: MPI_Iallgatherv, MPI_Ialltoall and MPI_Ialltoallv between nodes: the steps
+ * nonblocking_v.c's and nonblocking_a2a.c's starts take on a communicator that spans nodes (real
+ * ones, pseudo-nodes, emulated hosts), in the blocking ops' shape (allgather.c, alltoall.c) on the
+ * engine's steps, as the other ops there (nonblocking_nodes.c: a node fan-in, the leader's
+ * non-blocking call on the leaders' communicator as the op's remote part, the node's release):
+ *   Iallgatherv  every rank packs its block into the stage, node by node at the blocks' offsets
+ *                (allgather.c's layout); the leader, once all are there, PMPI_Iallgatherv's the
+ *                node runs in place; everyone unpacks all once released
+ *   Ialltoall    every rank packs its row of the matrix into the stage (alltoall.c's layout: what
+ *                the node sends to node k is one run); the leader, once all are there, starts
+ *                PMPI_Ialltoallv of the runs into the stage's receive half; a rank takes its own
+ *                node's blocks as their senders arrive, the other nodes' once released
+ *   Ialltoallv   pair by pair as on one node (nonblocking_a2a.c): a block of at most T bytes (the
+ *                window capped by the stage's matrix, agreed) through the matrix, a larger one
+ *                point to point, posted at the start (both ends know its size).  With its row a
+ *                rank publishes a vote: its largest matrix block for another node.  The leader,
+ *                once all are there, starts PMPI_Iallreduce(MAX) of its node's largest vote and,
+ *                at a later pass once that is over, PMPI_Ialltoallv of that many bytes of every
+ *                T-strided block (alltoall.c's resized block), nothing if it is 0; then as Ialltoall
+ * Why every rank decides alike: Iallgatherv and Ialltoall as on one node (block sizes every rank
+ * passes alike; the stage's size); Ialltoallv, once its stride and the votes' lines fit (agreed
+ * values), never hands a call over: unlike the blocking Alltoallv's vote, which sends the whole
+ * call to the MPI library when a block is above T, the vote here only says how much of each
+ * matrix block the leaders move.  Its two leaders' calls are one remote part: the engine starts
+ * the next op's remote part only once this one's remote_start has returned 1 (progress.h), after
+ * both calls are started, so every leader makes its calls on the leaders' communicator in the
+ * same order.  Not measured yet between nodes: their windows there are 0 by default
+ * (nsmpi_config.h). */
+#include "mpi/nonblocking.h"
+
+#include <limits.h>
+
+int nsm_nbv_nodes_fit(const nsm_state_t *s, int op, size_t bytes)
+{
+    const nodeshm_banks_t *b = &s->area.banks;
+    if (op == NSM_OP_IALLGATHERV) return bytes <= b->stage_bytes && bytes <= INT_MAX; /* every block */
+    if (op == NSM_OP_IALLTOALL) return nsm_a2a_fits(s, bytes);                        /* the matrix */
+    return (size_t)s->max_node_size * NODESHM_FLAG_LINE <= b->result_bytes;          /* the votes */
+}
+
+/* ---------------------------------------------------------------- Iallgatherv */
+
+static int allgatherv_start(nodeshm_nb_t *nb)
+{
+    nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    const nsm_state_t *s = v->o.s;
+    if (!nodeshm_nb_all_arrived(nb)) return 0;
+    int *cnt = nsm_nb_stage_runs(s, v->soff, 0, v->lv);
+    PMPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, nb->bufs.stage, cnt, cnt + s->n_nodes, MPI_BYTE, s->leaders,
+                     &v->o.lreq);
+    return 1;
+}
+/* everyone's blocks out of the stage once the node is released (not mine where it is in place) */
+static int allgatherv_complete(nodeshm_nb_t *nb)
+{
+    nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    nsm_nb_op_t *o = &v->o;
+    if (!nsm_nb_released(nb)) return 0;
+    for (int r = 0; r < o->s->size; r++) {
+        size_t n = nsm_nbv_bytes(v->cnt[r], v->rsize);
+        if (n && !(r == o->s->rank && o->in_place))
+            nsm_unpack_as(nsm_nbv_at(o->recvbuf, v->dsp[r], o->rext), (int)v->cnt[r], o->rtype, v->rdense,
+                          nsm_nbv_block(nb, r), n, o->s->comm);
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- Ialltoall, Ialltoallv */
+
+/* the leaders' exchange of `moved` bytes of every block; its datatype lives until it is over */
+static void a2a_exchange(nsm_nbv_t *v, size_t moved)
+{
+    const nsm_state_t *s = v->o.s;
+    char *stage = v->o.nb.bufs.stage;
+    int n = s->n_nodes, *lv = v->lv;
+    v->ltype = nsm_a2a_leaders_args(s, v->T, moved, lv);
+    v->lmade = 1;
+    PMPI_Ialltoallv(stage, lv, lv + n, v->ltype, nsm_a2a_recv_half(s, stage, v->T), lv + 2 * n, lv + 3 * n, v->ltype,
+                    s->leaders, &v->o.lreq);
+}
+static int a2a_leaders_test(nodeshm_nb_t *nb)
+{
+    nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    if (!nsm_nb_leaders_test(nb)) return 0;
+    if (v->lmade) PMPI_Type_free(&v->ltype);
+    v->lmade = 0;
+    return 1;
+}
+
+/* the leader: its node's rows are all in (nodeshm_nb_all_arrived moves next_peer, which is also
+ * a2a_complete's cursor: back to the first member for it) */
+static int node_in(nodeshm_nb_t *nb)
+{
+    if (!nodeshm_nb_all_arrived(nb)) return 0;
+    nb->next_peer = 0;
+    return 1;
+}
+
+static int alltoall_start(nodeshm_nb_t *nb)
+{
+    if (!node_in(nb)) return 0;
+    a2a_exchange((nsm_nbv_t *)nb, ((nsm_nbv_t *)nb)->T);
+    return 1;
+}
+/* two calls in sequence, both in this step (see the top): the votes' maximum, then the exchange */
+static int alltoallv_start(nodeshm_nb_t *nb)
+{
+    nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    const nsm_state_t *s = v->o.s;
+    int flag = 0;
+    if (!v->lphase) {
+        if (!node_in(nb)) return 0;
+        v->most = 0;
+        for (int i = 0; i < s->node_size; i++)
+            if (*nsm_a2av_vote(nb->bufs.result, i) > v->most) v->most = *nsm_a2av_vote(nb->bufs.result, i);
+        PMPI_Iallreduce(MPI_IN_PLACE, &v->most, 1, MPI_UINT64_T, MPI_MAX, s->leaders, &v->o.lreq);
+        v->lphase = 1;
+    }
+    PMPI_Test(&v->o.lreq, &flag, MPI_STATUS_IGNORE);
+    if (!flag) return 0;
+    if (v->most) a2a_exchange(v, (size_t)v->most); /* else no request: its test says over at once */
+    return 1;
+}
+
+/* the block from comm rank r out of the matrix, where it came through it */
+static void a2a_take(nsm_nbv_t *v, const nodeshm_nb_t *nb, int r)
+{
+    nsm_nb_op_t *o = &v->o;
+    const nsm_state_t *s = o->s;
+    if (r == s->rank && nsm_nbv_self_kept(v)) return;
+    const char *from = nsm_a2a_recv_ptr(s, nb->bufs.stage, v->T, r);
+    if (!v->rcnt) { /* Ialltoall: every block T bytes */
+        nsm_unpack_as((char *)o->recvbuf + (size_t)r * (size_t)o->rcount * (size_t)o->rext, o->rcount, o->rtype, v->rdense,
+                      from, v->T, s->comm);
+        return;
+    }
+    size_t n = nsm_nbv_bytes(v->rcnt[r], v->rsize);
+    if (n && n <= v->T)
+        nsm_unpack_as(nsm_nbv_at(o->recvbuf, v->rdsp[r], o->rext), (int)v->rcnt[r], o->rtype, v->rdense, from, n, s->comm);
+}
+/* my node's blocks as their senders arrive (next_peer: node ranks), the others once released (then
+ * next_peer passes node_size), and Ialltoallv's point-to-point halves */
+static int a2a_complete(nodeshm_nb_t *nb)
+{
+    nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    const nsm_state_t *s = v->o.s;
+    const unsigned members = (unsigned)s->node_size;
+    for (; nb->next_peer < members; nb->next_peer++) {
+        if (!nodeshm_nb_arrived(nb, (int)nb->next_peer)) return 0;
+        a2a_take(v, nb, s->node_members[nb->next_peer]);
+    }
+    if (nb->next_peer == members) {
+        if (!nsm_nb_released(nb)) return 0;
+        for (int r = 0; r < s->size; r++)
+            if (s->node_of[r] != s->my_node) a2a_take(v, nb, r);
+        nb->next_peer++;
+    }
+    return nsm_nbv_p2p_done(v);
+}
+
+/* ---------------------------------------------------------------- the steps */
+
+int nsm_nbv_nodes_steps(nsm_nbv_t *v, int id)
+{
+    nodeshm_nb_t *nb = &v->o.nb;
+    const nsm_state_t *s = v->o.s;
+    if (id == NSM_OP_IALLGATHERV) { /* the stage offsets: blocks in stage index order */
+        size_t *soff = v->soff;
+        soff[0] = 0;
+        for (int r = 0; r < s->size; r++) soff[s->stage_index[r] + 1] = nsm_nbv_bytes(v->cnt[r], v->rsize);
+        for (int i = 0; i < s->size; i++) soff[i + 1] += soff[i];
+        nb->complete = allgatherv_complete; /* nonblocking_v.c's publish: my block into the stage */
+        nb->remote_start = allgatherv_start;
+        return s->node_rank == 0 || v->o.bytes != 0; /* the leader's call writes the other nodes' blocks */
+    }
+    /* Ialltoall(v): nonblocking_a2a.c's publish (the row, into the stage; Ialltoallv's vote) */
+    nb->complete = a2a_complete;
+    nb->remote_start = id == NSM_OP_IALLTOALL ? alltoall_start : alltoallv_start;
+    nb->remote_test = a2a_leaders_test;
+    return 1;
+}
