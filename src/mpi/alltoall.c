@@ -55,7 +55,7 @@ const char *nsm_a2a_recv_ptr(const nsm_state_t *s, const char *area, size_t stri
                    (size_t)s->stage_index[r] * (size_t)s->node_size + (size_t)s->node_rank) * stride;
 }
 
-MPI_Datatype nsm_a2a_leaders_args(const nsm_state_t *s, size_t stride, size_t moved, int *v)
+MPI_Datatype nsm_a2a_block_type(size_t stride, size_t moved)
 {
     MPI_Datatype block;
     if (moved == stride) {
@@ -67,6 +67,11 @@ MPI_Datatype nsm_a2a_leaders_args(const nsm_state_t *s, size_t stride, size_t mo
         PMPI_Type_free(&part);
     }
     PMPI_Type_commit(&block);
+    return block;
+}
+
+void nsm_a2a_leaders_counts(const nsm_state_t *s, int *v)
+{
     int n = s->n_nodes, *sc = v, *sd = v + n, *rc = v + 2 * n, *rd = v + 3 * n;
     for (int k = 0; k < n; k++) {
         int pair = k == s->my_node ? 0 : s->node_size * s->node_count[k];
@@ -74,7 +79,6 @@ MPI_Datatype nsm_a2a_leaders_args(const nsm_state_t *s, size_t stride, size_t mo
         sd[k] = s->node_size * s->node_first[k];
         rd[k] = s->node_first[k] * s->node_size;
     }
-    return block;
 }
 
 /* Leaders: the exchange, waited for here. */
@@ -85,7 +89,8 @@ static void a2a_leaders(nsm_state_t *s, size_t stride, size_t moved)
         fprintf(stderr, "nodeshm_mpi: MPI_Alltoall(v): out of memory for %d nodes' counts\n", n);
         nodeshm_abort_job(1);
     }
-    MPI_Datatype block = nsm_a2a_leaders_args(s, stride, moved, v);
+    MPI_Datatype block = nsm_a2a_block_type(stride, moved);
+    nsm_a2a_leaders_counts(s, v);
     PMPI_Alltoallv(s->area.cur.stage, v, v + n, block, nsm_a2a_recv_half(s, s->area.cur.stage, stride), v + 2 * n,
                    v + 3 * n, block, s->leaders);
     free(v);
@@ -197,7 +202,7 @@ NSM_BODY int accelerated_Alltoall(const void *sendbuf, int sendcount, MPI_Dataty
 }
 
 /* Votes and the leader's decision (alltoallv): one line each in the result area. */
-#define A2AV_VOTE(s, i) nsm_a2av_vote((s)->area.cur.result, (i))
+#define A2AV_VOTE(s, i) ((uint64_t *)((s)->area.cur.result + (size_t)(i) * NODESHM_FLAG_LINE))
 
 /* A vote that ends in the MPI library costs a flag round the MPI library alone would not pay
  * (0.83-0.90x just above the threshold, both MPIs, 2-8 ranks).  Programs repeat their exchanges,

@@ -155,9 +155,9 @@ typedef struct nsm_nbv {
     /* between nodes (nonblocking_nodes_v.c) */
     size_t *soff;              /* Iallgatherv: the stage offset of each stage index, [size + 1] */
     int *lv;                   /* the leaders' call's counts and displacements, [4 * n_nodes] */
-    MPI_Datatype ltype;        /* Ialltoall(v): the leaders' block type, while lmade */
-    int lmade, lphase;         /* Ialltoallv's leader: 1 once its Iallreduce of the votes is started */
-    uint64_t most;             /* Ialltoallv's leader: its node's largest vote, then everyone's */
+    MPI_Datatype *ltypes;      /* Ialltoall(v): the leaders' block types, [2 * n_nodes]: the first
+                                * lmade made by the leader's start (MPI_BYTE: none) */
+    int lmade;
 } nsm_nbv_t;
 
 #define NSM_NBV_ROUND(x) (((x) + 15) & ~(size_t)15)
@@ -184,6 +184,12 @@ static inline int nsm_nbv_self_kept(const nsm_nbv_t *v) { return v->o.in_place |
 static inline char *nsm_nbv_matrix(const nodeshm_nb_t *nb)
 {
     return ((const nsm_nb_op_t *)nb)->s->n_nodes > 1 ? nb->bufs.stage : nb->bufs.slots;
+}
+/* Ialltoallv between nodes: node member i's votes in the result area, per node k its largest matrix
+ * block to k ([k]) and from k ([n_nodes + k]). */
+static inline uint64_t *nsm_nbv_votes(const nodeshm_nb_t *nb, int i)
+{
+    return (uint64_t *)(nb->bufs.result + (size_t)i * nsm_a2av_votes_bytes(((const nsm_nb_op_t *)nb)->s));
 }
 /* Iallgatherv: comm rank r's block in the op's buffers: on one node its slot (node rank = comm
  * rank), between nodes its place in the stage (soff: nonblocking_nodes_v.c). */

@@ -94,8 +94,8 @@ static int nbv_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int r
 
 /* ---------------------------------------------------------------- MPI_Ialltoallv */
 
-/* my blocks that fit the stride into my row of the matrix; between nodes also my vote: the largest
- * of them for another node (the leaders move that much of each block: nonblocking_nodes_v.c) */
+/* my blocks that fit the stride into my row of the matrix; between nodes also my votes: per node
+ * my largest matrix block to it and from it (nonblocking_nodes_v.c) */
 static int alltoallv_publish(nodeshm_nb_t *nb)
 {
     nsm_nbv_t *v = (nsm_nbv_t *)nb;
@@ -103,7 +103,8 @@ static int alltoallv_publish(nodeshm_nb_t *nb)
     const nsm_state_t *s = o->s;
     const int me = s->rank;
     char *matrix = nsm_nbv_matrix(nb);
-    uint64_t vote = 0;
+    uint64_t *votes = s->n_nodes > 1 ? nsm_nbv_votes(nb, s->node_rank) : NULL;
+    if (votes) memset(votes, 0, 2 * (size_t)s->n_nodes * sizeof(uint64_t));
     for (int r = 0; r < s->size; r++) {
         size_t n = nsm_nbv_bytes(v->cnt[r], v->ssize);
         if (!n) continue;
@@ -115,9 +116,13 @@ static int alltoallv_publish(nodeshm_nb_t *nb)
         if (n > v->T) continue;
         nsm_pack_as(matrix + nsm_a2a_send_block(s, r) * v->T, n, nsm_nbv_at(o->sendbuf, v->dsp[r], o->sext),
                     (int)v->cnt[r], o->stype, v->sdense, s->comm);
-        if (s->node_of[r] != s->my_node && n > vote) vote = n;
+        if (votes && s->node_of[r] != s->my_node && n > votes[s->node_of[r]]) votes[s->node_of[r]] = n;
     }
-    if (s->n_nodes > 1) *nsm_a2av_vote(nb->bufs.result, s->node_rank) = vote;
+    for (int r = 0; votes && r < s->size; r++) {
+        size_t n = nsm_nbv_bytes(v->rcnt[r], v->rsize);
+        uint64_t *from = &votes[s->n_nodes + s->node_of[r]];
+        if (s->node_of[r] != s->my_node && n <= v->T && n > *from) *from = n;
+    }
     nsm_nbv_arrive(nb);
     return 1;
 }

@@ -123,7 +123,7 @@ static size_t nsm_size_buffers(nsm_state_t *s, const size_t *max, int node_size)
         NSM_NEED(stage, (size_t)s->size * max[NSM_OP_IALLGATHERV]);
         NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * max[NSM_OP_IALLTOALL]);
         NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * max[NSM_OP_IALLTOALLV]);
-        if (max[NSM_OP_IALLTOALLV]) NSM_NEED(result, (size_t)s->max_node_size * NODESHM_FLAG_LINE);
+        if (max[NSM_OP_IALLTOALLV]) NSM_NEED(result, (size_t)s->max_node_size * nsm_a2av_votes_bytes(s));
     }
 #undef NSM_NEED
     return nodeshm_banks_layout(&s->area.banks, result, slot, node_size,
