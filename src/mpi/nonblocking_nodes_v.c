@@ -27,7 +27,26 @@
  * (A first form agreed on one size for all by a leaders' PMPI_Iallreduce(MAX) before the
  * exchange, two calls in one remote step: Open MPI 2 hosts x 2, loaded, 0.38-0.87x of its own
  * ialltoallv where ialltoall won 1.1-2.2x; moving whole T-byte blocks instead, 0.40-0.74x.)
- * Not measured quietly between nodes: their windows there are 0 by default (nsmpi_config.h). */
+ *
+ * Measured (bench/mpi_osu.c rows iallgatherv, ialltoall, ialltoallv, 8 B-64 KiB, windows widened
+ * to 64 KiB, oshrun --hosts 2, -i 100 -r 7, each row's two columns alternating in the same run;
+ * 2 runs per MPI and shape, the MPIs taken in turn and then in reverse order; load 12-19 on
+ * 2 cores, other engineers' jobs running: a loaded A/B only, ratio = library / nodeshm per run):
+ *   MPICH 5.0, 2 per host: iallgatherv 0.46-0.90x below 8 KiB (8 B-16 B 1.08-1.10x in one run),
+ *   1.00-1.26x from 8 KiB; ialltoall 0.48-0.90x to 512 B, mixed to 4 KiB, 1.00-1.48x at 8-16 KiB;
+ *   ialltoallv 0.61-0.83x to 128 B in one run (1.03-1.12x in the other), 1.04-2.40x from 256 B.
+ *   4 per host: iallgatherv 1.1-3.7x but single points 0.31-0.97x (32 B, 128 B, 512 B, 4 KiB);
+ *   ialltoall 1.2-2.4x but 0.42-0.94x at 16-128 B and 0.63x at 2 KiB in one run; ialltoallv
+ *   0.62-1.78x, losses at 32-256 B and from 4 KiB.
+ *   Open MPI 5.0, 2 per host: iallgatherv 0.98-2.37x to 16 KiB (32 KiB 0.71/1.05x); ialltoall
+ *   1.15-2.54x to 8 KiB, 0.71-0.87x at 16-32 KiB; ialltoallv 1.10-1.78x to 1 KiB and at 4-8 KiB,
+ *   but 0.29x at 2 KiB in one run (1.30x in the other), 0.52-0.77x at 16-32 KiB.  4 per host:
+ *   iallgatherv 1.04-5.4x to 8 KiB, ialltoall 1.66-4.64x to 8 KiB, ialltoallv 1.01-3.34x to 8 KiB.
+ * So the windows between nodes (NSM_OPS, rule: on up to the blocking op's window where neither run
+ * lost): Open MPI iallgatherv and ialltoall to 8 KiB, ialltoallv to 8 KiB from 3 per host (0 at 2:
+ * its 2 KiB point); MPICH off (its small sizes lost under this load, as igather's and iscatter's
+ * did before a quiet rerun showed them winning: the windows wait for one).  Ialltoallv's window
+ * is its stride: larger blocks go point to point, inside the op, so no size band can be skipped. */
 #include "mpi/nonblocking.h"
 
 #include <limits.h>
