@@ -163,7 +163,7 @@ typedef struct nsm_nbv {
 #define NSM_NBV_ROUND(x) (((x) + 15) & ~(size_t)15)
 
 /* A new op with room for `vectors` count and displacement arrays (1: cnt/dsp, 2: and rcnt/rdsp),
- * nreq point-to-point requests and tmp bytes (between nodes: and soff, lv). */
+ * nreq point-to-point requests and tmp bytes (between nodes: and soff, lv, ltypes). */
 nsm_nbv_t *nsm_nbv_new(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete, MPI_Request *request,
                        int vectors, int nreq, size_t tmp);
 /* The caller's counts and displacements (int or wide) into the op's. */
