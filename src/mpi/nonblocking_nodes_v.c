@@ -41,12 +41,15 @@
  *   Open MPI 5.0, 2 per host: iallgatherv 0.98-2.37x to 16 KiB (32 KiB 0.71/1.05x); ialltoall
  *   1.15-2.54x to 8 KiB, 0.71-0.87x at 16-32 KiB; ialltoallv 1.10-1.78x to 1 KiB and at 4-8 KiB,
  *   but 0.29x at 2 KiB in one run (1.30x in the other), 0.52-0.77x at 16-32 KiB.  4 per host:
- *   iallgatherv 1.04-5.4x to 8 KiB, ialltoall 1.66-4.64x to 8 KiB, ialltoallv 1.01-3.34x to 8 KiB.
+ *   iallgatherv 1.04-5.4x to 8 KiB, ialltoall 1.66-4.64x to 8 KiB, ialltoallv 1.01-3.34x to 8 KiB;
+ *   but Ialltoallv's window is its stride: larger blocks go point to point inside the op, no size
+ *   band can be left to the library, and with an 8 KiB stride at 4 per host its 16-64 KiB blocks
+ *   took 0.61-1.03x (2 runs, load 15-16).
  * So the windows between nodes (NSM_OPS, rule: on up to the blocking op's window where neither run
- * lost): Open MPI iallgatherv and ialltoall to 8 KiB, ialltoallv to 8 KiB from 3 per host (0 at 2:
- * its 2 KiB point); MPICH off (its small sizes lost under this load, as igather's and iscatter's
- * did before a quiet rerun showed them winning: the windows wait for one).  Ialltoallv's window
- * is its stride: larger blocks go point to point, inside the op, so no size band can be skipped. */
+ * lost): Open MPI iallgatherv and ialltoall to 8 KiB; ialltoallv off (0 at 2 per host: its 2 KiB
+ * point; from 3: the point-to-point blocks above the stride); MPICH off (its small sizes lost
+ * under this load, as igather's and iscatter's did before a quiet rerun showed them winning: the
+ * windows wait for one). */
 #include "mpi/nonblocking.h"
 
 #include <limits.h>
