@@ -121,12 +121,13 @@ end program
     add_test(NAME ${name} COMMAND ${cmd} $<TARGET_FILE:nodeshm_t_${exe}> ${expect})
     set(env ${_f_env})
     if(ppn)
-      # Ibarrier, Ibcast, Iallreduce, Ireduce, Igather, Iscatter, Iallgather and the persistent
-      # forms of the first four run between nodes too, by windows that differ per MPI
+      # Ibarrier, Ibcast, Iallreduce, Ireduce, Igather, Iscatter, Iallgather, Iallgatherv,
+      # Ialltoall, Ialltoallv and the persistent forms of the first four run between nodes too, by
+      # windows that differ per MPI
       # (tests/mpi_nonblocking.cmake, mpi_persistent.cmake count them there): kept the library's
       # here, where the test expects none of the newer ops
       list(APPEND env "NODESHM_PES_PER_NODE=${ppn}"
-           "NODESHM_MPI_DISABLE=ibarrier,ibcast,iallreduce,ireduce,igather,iscatter,iallgather,barrier_init,bcast_init,allreduce_init,reduce_init")
+           "NODESHM_MPI_DISABLE=ibarrier,ibcast,iallreduce,ireduce,igather,iscatter,iallgather,iallgatherv,ialltoall,ialltoallv,barrier_init,bcast_init,allreduce_init,reduce_init")
     else()
       list(APPEND env ${_f_newer_env})
     endif()

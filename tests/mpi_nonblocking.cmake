@@ -4,8 +4,9 @@
 # Iallgatherv, Ialltoall, Ialltoallv, with Ibcast and Iallreduce): values, several outstanding on
 # several communicators completed in per-rank orders, mixed with point to point, and each op's
 # counter moving by exactly the calls that had to be accelerated.  Linked and through LD_PRELOAD
-# on one node; between pseudo-nodes and emulated hosts (mpi_nonblocking's seven ops run there, the
-# v-forms and alltoall go to the library); switched off (no counter moves).
+# on one node; between pseudo-nodes and emulated hosts (mpi_nonblocking's seven ops run there, and
+# Iallgatherv, Ialltoall, Ialltoallv; Igatherv and Iscatterv go to the library); switched off (no
+# counter moves).
 if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   find_program(NODESHM_ENV_PROGRAM env)
   # the window the tests count on, whatever the defaults
@@ -37,9 +38,10 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
       nodeshm_add_mpi_test(NAME ${prog} NP 4 ARGS --expect-accel --window 4096 TIMEOUT 300
                            PASS_REGEX "${_pass}" ENV ${ring_env} SUFFIX _ring)
     endif()
-    # between nodes: Ibarrier, Ibcast, Iallreduce, Ireduce, Igather, Iscatter, Iallgather run here
-    # (the leaders' part a third step), the others are the MPI library's; pseudo-nodes of 2 and 2, of 2 and 1 (a leader
-    # alone), of 1 (no shared buffers: none), and 2 emulated hosts
+    # between nodes: Ibarrier, Ibcast, Iallreduce, Ireduce, Igather, Iscatter, Iallgather,
+    # Iallgatherv, Ialltoall, Ialltoallv run here (the leaders' part a third step), Igatherv and
+    # Iscatterv are the MPI library's; pseudo-nodes of 2 and 2, of 2 and 1 (a leader alone), of 1
+    # (no shared buffers: none), 2 emulated hosts, and (the v-forms) 3 of 2 ranks each
     nodeshm_add_mpi_test(NAME ${prog} NP 4 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
                          PASS_REGEX "${_pass}" ENV ${nb_env})
     nodeshm_add_mpi_test(NAME ${prog} NP 3 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
@@ -50,6 +52,10 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
                          PASS_REGEX "${_pass}" ENV ${nb_env})
     nodeshm_add_mpi_test(NAME ${prog} NP 3 4 HOSTS 2 ARGS --expect-accel TIMEOUT 600
                          PASS_REGEX "${_pass}" ENV ${nb_env})
+    if(prog STREQUAL "mpi_nonblocking_v")
+      nodeshm_add_mpi_test(NAME ${prog} NP 6 HOSTS 3 ARGS --expect-accel --rounds 4 TIMEOUT 600
+                           PASS_REGEX "${_pass}" ENV ${nb_env})
+    endif()
     nodeshm_add_mpi_test(NAME ${prog} NP 4 ARGS --expect-none TIMEOUT 300 PASS_REGEX "${_pass}"
                          ENV ${nb_env} "NODESHM_MPI_DISABLE=ibarrier,ibcast,iallreduce,ireduce,igather,iscatter,iallgather,igatherv,iscatterv,iallgatherv,ialltoall,ialltoallv" SUFFIX _disabled)
     add_test(NAME ${prog}_preload_np4

@@ -55,9 +55,7 @@ const char *nsm_a2a_recv_ptr(const nsm_state_t *s, const char *area, size_t stri
                    (size_t)s->stage_index[r] * (size_t)s->node_size + (size_t)s->node_rank) * stride;
 }
 
-/* Leaders: one PMPI_Alltoallv moving `moved` bytes of every `stride`-strided block of the
- * stage's send half for other nodes into its receive half. */
-static void a2a_leaders(nsm_state_t *s, size_t stride, size_t moved)
+MPI_Datatype nsm_a2a_block_type(size_t stride, size_t moved)
 {
     MPI_Datatype block;
     if (moved == stride) {
@@ -69,28 +67,49 @@ static void a2a_leaders(nsm_state_t *s, size_t stride, size_t moved)
         PMPI_Type_free(&part);
     }
     PMPI_Type_commit(&block);
-    int n = s->n_nodes, *v = malloc(sizeof(int) * 4 * (size_t)n);
-    int *sc = v, *sd = v + n, *rc = v + 2 * n, *rd = v + 3 * n;
+    return block;
+}
+
+void nsm_a2a_leaders_counts(const nsm_state_t *s, int *v)
+{
+    int n = s->n_nodes, *sc = v, *sd = v + n, *rc = v + 2 * n, *rd = v + 3 * n;
     for (int k = 0; k < n; k++) {
         int pair = k == s->my_node ? 0 : s->node_size * s->node_count[k];
         sc[k] = rc[k] = pair;
         sd[k] = s->node_size * s->node_first[k];
-        rd[k] = s->node_size * s->size + s->node_first[k] * s->node_size;
+        rd[k] = s->node_first[k] * s->node_size;
     }
-    PMPI_Alltoallv(s->area.cur.stage, sc, sd, block, s->area.cur.stage, rc, rd, block, s->leaders);
+}
+
+/* Leaders: the exchange, waited for here. */
+static void a2a_leaders(nsm_state_t *s, size_t stride, size_t moved)
+{
+    int n = s->n_nodes, *v = malloc(sizeof(int) * 4 * (size_t)n);
+    if (!v) {
+        fprintf(stderr, "nodeshm_mpi: MPI_Alltoall(v): out of memory for %d nodes' counts\n", n);
+        nodeshm_abort_job(1);
+    }
+    MPI_Datatype block = nsm_a2a_block_type(stride, moved);
+    nsm_a2a_leaders_counts(s, v);
+    PMPI_Alltoallv(s->area.cur.stage, v, v + n, block, nsm_a2a_recv_half(s, s->area.cur.stage, stride), v + 2 * n,
+                   v + 3 * n, block, s->leaders);
     free(v);
     PMPI_Type_free(&block);
+}
+
+int nsm_a2a_fits(const nsm_state_t *s, size_t stride)
+{
+    const nodeshm_banks_t *b = &s->area.banks;
+    if (s->n_nodes == 1) return (size_t)s->size * (size_t)s->size * stride <= (size_t)s->node_size * b->slot_bytes;
+    return 2 * (size_t)s->max_node_size * (size_t)s->size * stride <= b->stage_bytes;
 }
 
 /* The matrix of this communicator for blocks of `stride` bytes, or NULL if it does not fit: in
  * the current bank, so ask again after nsm_begin. */
 static char *a2a_area(const nsm_state_t *s, size_t stride)
 {
-    const nodeshm_banks_t *b = &s->area.banks;
-    if (s->n_nodes == 1)
-        return (size_t)s->size * (size_t)s->size * stride <= (size_t)s->node_size * b->slot_bytes ? s->area.cur.slots
-                                                                                                    : NULL;
-    return 2 * (size_t)s->max_node_size * (size_t)s->size * stride <= b->stage_bytes ? s->area.cur.stage : NULL;
+    if (!nsm_a2a_fits(s, stride)) return NULL;
+    return s->n_nodes == 1 ? s->area.cur.slots : s->area.cur.stage;
 }
 
 /* Not the threshold alone: the matrix (size^2 blocks on one node, the leaders' stage between

@@ -124,7 +124,7 @@ static int nsf_alltoallw(const void *sb, const nsf_int *sns, const nsf_int *sds,
  * entry, BI: also the non-blocking one (mpi_i<name>_ calling MPI_I<name>: the parameters and
  * arguments plus the request; the C request goes back through MPI_Request_c2f), BIP: also the
  * MPI-4 persistent one where the MPI has it (mpi_<name>_init_ calling MPI_<Name>_init:
- * persistent.c; the arguments plus the info, through MPI_Info_f2c, and the request).  The C
+ * persistent_init.c; the arguments plus the info, through MPI_Info_f2c, and the request).  The C
  * arguments may use NSF_BUF/NSF_COMM/NSF_TYPE/NSF_OP/NSF_INTS. */
 #define NSF_CALLS(X)                                                                               \
     X(barrier, BARRIER, MPI_Barrier, BIP, (nsf_int *comm), (comm), (NSF_COMM(comm)))                    \

@@ -19,7 +19,8 @@
  * publishes at a later Test/Wait instead (progress.h).
  *
  * Between nodes Ibarrier, Ibcast, Iallreduce, Ireduce, Igather, Iscatter and Iallgather take the
- * steps of nonblocking_nodes.c (the node leaders' part a third step).
+ * steps of nonblocking_nodes.c, Iallgatherv, Ialltoall and Ialltoallv those of
+ * nonblocking_nodes_v.c (the node leaders' part a third step).
  *
  * Handed to the MPI library: the other ops on communicators spanning nodes; a communicator no collective call
  * has looked up yet (making its state is collective, and a start must not wait for peers: MPI

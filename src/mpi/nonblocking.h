@@ -1,7 +1,7 @@
 /* libnodeshm_mpi: what the non-blocking collectives share (nonblocking.c says how they work;
  * nonblocking.c: Ibarrier, Ibcast, Iallreduce; nonblocking_rooted.c: Ireduce, Igather, Iscatter,
  * Iallgather; nonblocking_v.c: Igatherv, Iscatterv, Iallgatherv; nonblocking_a2a.c: Ialltoall,
- * Ialltoallv). */
+ * Ialltoallv; between nodes nonblocking_nodes.c, nonblocking_nodes_v.c). */
 #ifndef NODESHM_MPI_NONBLOCKING_H
 #define NODESHM_MPI_NONBLOCKING_H
 
@@ -53,12 +53,29 @@ void nsm_nb_go(nsm_nb_op_t *o, int op, int writes, size_t need);
 nsm_state_t *nsm_nb_state(int op, MPI_Comm comm, long long bytes);
 /* nonblocking_nodes.c: whether op (NSM_OP_I...) runs on a communicator spanning nodes; on one,
  * sets o's steps for it (o->root_nr: the root's comm rank, -1 for Iallreduce) and returns whether
- * this rank writes shared buffers. */
+ * this rank writes shared buffers.  The v-forms' and alltoall's steps there: nonblocking_nodes_v.c
+ * (nsm_nbv_nodes_steps, below). */
 int nsm_nb_between_nodes(int op);
 int nsm_nb_nodes_steps(nsm_nb_op_t *o, int op);
 /* Between nodes an op of nsm_nb_new has room after it for 2 * n_nodes ints: the leaders' v-call's
  * counts and displacements (nonblocking_nodes.c), alive until the op is freed. */
 static inline int *nsm_nb_node_counts(nsm_nb_op_t *o) { return (int *)(o + 1); }
+/* Between nodes: whether the node's leader has released the node for nb (its remote part is
+ * over); a leader's remote_test: its request over, then the node released. */
+static inline int nsm_nb_released(const nodeshm_nb_t *nb)
+{
+    const nodeshm_flags_t *f = &nb->lane->area->flags;
+    return nodeshm_flag_load(&f->lines[f->n].arrive) >= nb->seq;
+}
+int nsm_nb_leaders_test(nodeshm_nb_t *nb);
+/* Between nodes the gathers' stage holds every rank's block, node by node: stage index i's block at
+ * soff[i] (soff NULL: blocks of `bytes` each, at i * bytes).  Fills cnt with each node's run of it
+ * in bytes (cnt[k]) and its displacement (cnt[n_nodes + k]): the leaders' v-call's; returns cnt. */
+static inline size_t nsm_nb_stage_off(const size_t *soff, size_t bytes, int i)
+{
+    return soff ? soff[i] : (size_t)i * bytes;
+}
+int *nsm_nb_stage_runs(const nsm_state_t *s, const size_t *soff, size_t bytes, int *cnt);
 /* Whether a gather, scatter or allgather of `bytes` per rank fits: on one node a slot, between
  * nodes the stage (every rank's block, as the blocking ops). */
 static inline int nsm_nb_fits_blocks(const nsm_state_t *s, size_t bytes);
@@ -135,12 +152,18 @@ typedef struct nsm_nbv {
     int nreq;                  /* point-to-point halves posted (0 once all are complete) */
     MPI_Request *req;
     char *tmp;                 /* Ialltoallv in place: copies of the blocks it sends point to point */
+    /* between nodes (nonblocking_nodes_v.c) */
+    size_t *soff;              /* Iallgatherv: the stage offset of each stage index, [size + 1] */
+    int *lv;                   /* the leaders' call's counts and displacements, [4 * n_nodes] */
+    MPI_Datatype *ltypes;      /* Ialltoall(v): the leaders' block types, [2 * n_nodes]: the first
+                                * lmade made by the leader's start (MPI_BYTE: none) */
+    int lmade;
 } nsm_nbv_t;
 
 #define NSM_NBV_ROUND(x) (((x) + 15) & ~(size_t)15)
 
 /* A new op with room for `vectors` count and displacement arrays (1: cnt/dsp, 2: and rcnt/rdsp),
- * nreq point-to-point requests and tmp bytes. */
+ * nreq point-to-point requests and tmp bytes (between nodes: and soff, lv, ltypes). */
 nsm_nbv_t *nsm_nbv_new(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete, MPI_Request *request,
                        int vectors, int nreq, size_t tmp);
 /* The caller's counts and displacements (int or wide) into the op's. */
@@ -155,6 +178,27 @@ static inline size_t nsm_nbv_bytes(long long count, size_t tsize)
     return (unsigned long long)count > SIZE_MAX / tsize ? SIZE_MAX : (size_t)count * tsize;
 }
 static inline char *nsm_nbv_at(const void *buf, MPI_Aint displ, MPI_Aint extent) { return (char *)buf + displ * extent; }
+/* Ialltoall(v): my own block stays where it is (in place) or is copied straight across (both
+ * datatypes dense); the matrix: on one node the slots, between nodes the leaders' stage. */
+static inline int nsm_nbv_self_kept(const nsm_nbv_t *v) { return v->o.in_place || (v->sdense && v->rdense); }
+static inline char *nsm_nbv_matrix(const nodeshm_nb_t *nb)
+{
+    return ((const nsm_nb_op_t *)nb)->s->n_nodes > 1 ? nb->bufs.stage : nb->bufs.slots;
+}
+/* Ialltoallv between nodes: node member i's votes in the result area, per node k its largest matrix
+ * block to k ([k]) and from k ([n_nodes + k]). */
+static inline uint64_t *nsm_nbv_votes(const nodeshm_nb_t *nb, int i)
+{
+    return (uint64_t *)(nb->bufs.result + (size_t)i * nsm_a2av_votes_bytes(((const nsm_nb_op_t *)nb)->s));
+}
+/* Iallgatherv: comm rank r's block in the op's buffers: on one node its slot (node rank = comm
+ * rank), between nodes its place in the stage (soff: nonblocking_nodes_v.c). */
+static inline char *nsm_nbv_block(const nodeshm_nb_t *nb, int r)
+{
+    const nsm_nbv_t *v = (const nsm_nbv_t *)nb;
+    if (v->o.s->n_nodes > 1) return nb->bufs.stage + v->soff[v->o.s->stage_index[r]];
+    return nodeshm_nb_slot(nb, r);
+}
 static inline void nsm_nbv_arrive(nodeshm_nb_t *nb) { nodeshm_flags_arrive(&nb->lane->area->flags, nb->seq); }
 /* One point-to-point half with comm rank `peer` on nsm_p2p under the state's tag, posted now; and
  * whether all of the op's halves are complete (tests them: for complete steps). */
@@ -163,6 +207,12 @@ int nsm_nbv_p2p_done(nsm_nbv_t *v);
 /* The op's state where it can run here (nsm_nb_state), with a point-to-point tag and (rooted) a
  * valid root; else NULL, the outcome recorded. */
 nsm_state_t *nsm_nbv_state(int op, MPI_Comm comm, int root, int rooted);
+/* nonblocking_nodes_v.c: Iallgatherv, Ialltoall, Ialltoallv between nodes (their state's checks
+ * there: the stage, the votes' lines): whether such a call fits, and its steps (for
+ * nsm_nb_nodes_steps: returns whether this rank writes shared buffers).  Ialltoallv's stride T
+ * and its point-to-point blocks are nonblocking_a2a.c's, as on one node. */
+int nsm_nbv_nodes_fit(const nsm_state_t *s, int op, size_t bytes);
+int nsm_nbv_nodes_steps(nsm_nbv_t *v, int op);
 /* _c entries: rc = body, or the MPI library's call when the body hands it over; counted (stats
  * on).  nsm_nbv_large: a body for counts beyond an int (the library's); nsm_nbv_stat_wide: the
  * report's bytes, counts[at] (at -1: my rank's) or with `sum` all of them. */

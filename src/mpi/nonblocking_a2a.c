@@ -1,5 +1,7 @@
 /* libnodeshm_mpi: MPI_Ialltoall and MPI_Ialltoallv on one node (and their _c forms where the MPI
  * has them); what they share with the v-forms, and why every rank decides alike: nonblocking_v.c.
+ * Between nodes the starts here (the same stride, point-to-point blocks and publish steps, the
+ * matrix in the leaders' stage) and nonblocking_nodes_v.c's remote and complete steps.
  *   Ialltoall    every rank packs its row of the size x size matrix of T-byte blocks in the slots
  *                (alltoall.c's layout) and pulls its column as the senders arrive; T is the block
  *                size, the same on every rank
@@ -17,20 +19,19 @@
 
 /* ---------------------------------------------------------------- MPI_Ialltoall */
 
-/* my own block stays where it is (in place) or is copied straight across (both dense) */
-static int a2a_self_kept(const nsm_nbv_t *v) { return v->o.in_place || (v->sdense && v->rdense); }
-
+/* every rank's row of the matrix (between nodes in the stage: nonblocking_nodes_v.c moves it) */
 static int alltoall_publish(nodeshm_nb_t *nb)
 {
     nsm_nbv_t *v = (nsm_nbv_t *)nb;
     nsm_nb_op_t *o = &v->o;
-    const int me = nsm_nb_me(nb);
+    const int me = o->s->rank;
     const size_t T = v->T, sstride = (size_t)o->scount * (size_t)o->sext, rstride = (size_t)o->rcount * (size_t)o->rext;
-    for (int r = 0; r < nsm_nb_members(nb); r++)
-        if (r != me || !a2a_self_kept(v))
-            nsm_pack_as(nb->bufs.slots + nsm_a2a_send_block(o->s, r) * T, T, (const char *)o->sendbuf + (size_t)r * sstride,
+    char *matrix = nsm_nbv_matrix(nb);
+    for (int r = 0; r < o->s->size; r++)
+        if (r != me || !nsm_nbv_self_kept(v))
+            nsm_pack_as(matrix + nsm_a2a_send_block(o->s, r) * T, T, (const char *)o->sendbuf + (size_t)r * sstride,
                         o->scount, o->stype, v->sdense, o->s->comm);
-    if (!o->in_place && a2a_self_kept(v))
+    if (!o->in_place && nsm_nbv_self_kept(v))
         memcpy((char *)o->recvbuf + (size_t)me * rstride, (const char *)o->sendbuf + (size_t)me * sstride, T);
     nsm_nbv_arrive(nb);
     return 1;
@@ -42,7 +43,7 @@ static int alltoall_complete(nodeshm_nb_t *nb)
     const size_t rstride = (size_t)o->rcount * (size_t)o->rext;
     for (const int me = nsm_nb_me(nb); nb->next_peer < (unsigned)nsm_nb_members(nb); nb->next_peer++) {
         int r = (int)nb->next_peer;
-        if (r == me && a2a_self_kept(v)) continue;
+        if (r == me && nsm_nbv_self_kept(v)) continue;
         if (!nodeshm_nb_arrived(nb, r)) return 0;
         nsm_unpack_as((char *)o->recvbuf + (size_t)r * rstride, o->rcount, o->rtype, v->rdense,
                       nsm_a2a_recv_ptr(o->s, nb->bufs.slots, v->T, r), v->T, o->s->comm);
@@ -58,8 +59,8 @@ static int nbv_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int r
     long long b = (in_place ? rc : sc) == 0 ? 0 : in_place ? nsm_bytes(rc, rt) : nsm_bytes(sc, st);
     nsm_state_t *s = nsm_nb_state(op, comm, b);
     if (!s) return NSM_HANDED_OVER;
-    if (b < 0 || (size_t)b > s->max[op] || (b > 0 && (size_t)b < s->min[op]) ||
-        !nsm_nb_fits(s, (size_t)b * (size_t)s->size, 0)) {
+    if (b < 0 || !s->max[op] || (size_t)b > s->max[op] || (b > 0 && (size_t)b < s->min[op]) ||
+        !(s->n_nodes > 1 ? nsm_nbv_nodes_fit(s, op, (size_t)b) : nsm_nb_fits(s, (size_t)b * (size_t)s->size, 0))) {
         NSM_HAND(op, comm, s, 1, b, b < 0 ? NSM_WHY_DATATYPE : NSM_WHY_STAGE);
         return NSM_HANDED_OVER;
     }
@@ -87,28 +88,40 @@ static int nbv_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int r
     v->sdense = nsm_is_dense(o->stype);
     v->rdense = nsm_is_dense(o->rtype);
     v->T = o->bytes = (size_t)b;
-    nsm_nb_go(o, op, 1, (size_t)b * (size_t)s->size);
+    nsm_nb_go(o, op, s->n_nodes > 1 ? nsm_nb_nodes_steps(o, op) : 1, (size_t)b * (size_t)s->size);
     return MPI_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- MPI_Ialltoallv */
 
+/* my blocks that fit the stride into my row of the matrix; between nodes also my votes: per node
+ * my largest matrix block to it and from it (nonblocking_nodes_v.c) */
 static int alltoallv_publish(nodeshm_nb_t *nb)
 {
     nsm_nbv_t *v = (nsm_nbv_t *)nb;
     nsm_nb_op_t *o = &v->o;
-    const int me = nsm_nb_me(nb);
-    for (int r = 0; r < nsm_nb_members(nb); r++) {
+    const nsm_state_t *s = o->s;
+    const int me = s->rank;
+    char *matrix = nsm_nbv_matrix(nb);
+    uint64_t *votes = s->n_nodes > 1 ? nsm_nbv_votes(nb, s->node_rank) : NULL;
+    if (votes) memset(votes, 0, 2 * (size_t)s->n_nodes * sizeof(uint64_t));
+    for (int r = 0; r < s->size; r++) {
         size_t n = nsm_nbv_bytes(v->cnt[r], v->ssize);
         if (!n) continue;
-        if (r == me && a2a_self_kept(v)) {
+        if (r == me && nsm_nbv_self_kept(v)) {
             if (!o->in_place) /* dense both sides: the same bytes, whatever the size */
                 memcpy(nsm_nbv_at(o->recvbuf, v->rdsp[me], o->rext), nsm_nbv_at(o->sendbuf, v->dsp[me], o->sext), n);
             continue;
         }
-        if (n <= v->T)
-            nsm_pack_as(nb->bufs.slots + nsm_a2a_send_block(o->s, r) * v->T, n, nsm_nbv_at(o->sendbuf, v->dsp[r], o->sext),
-                        (int)v->cnt[r], o->stype, v->sdense, o->s->comm);
+        if (n > v->T) continue;
+        nsm_pack_as(matrix + nsm_a2a_send_block(s, r) * v->T, n, nsm_nbv_at(o->sendbuf, v->dsp[r], o->sext),
+                    (int)v->cnt[r], o->stype, v->sdense, s->comm);
+        if (votes && s->node_of[r] != s->my_node && n > votes[s->node_of[r]]) votes[s->node_of[r]] = n;
+    }
+    for (int r = 0; votes && r < s->size; r++) {
+        size_t n = nsm_nbv_bytes(v->rcnt[r], v->rsize);
+        uint64_t *from = &votes[s->n_nodes + s->node_of[r]];
+        if (s->node_of[r] != s->my_node && n <= v->T && n > *from) *from = n;
     }
     nsm_nbv_arrive(nb);
     return 1;
@@ -120,7 +133,7 @@ static int alltoallv_complete(nodeshm_nb_t *nb)
     for (const int me = nsm_nb_me(nb); nb->next_peer < (unsigned)nsm_nb_members(nb); nb->next_peer++) {
         int r = (int)nb->next_peer;
         size_t n = nsm_nbv_bytes(v->rcnt[r], v->rsize);
-        if (!n || n > v->T || (r == me && a2a_self_kept(v))) continue;
+        if (!n || n > v->T || (r == me && nsm_nbv_self_kept(v))) continue;
         if (!nodeshm_nb_arrived(nb, r)) return 0;
         nsm_unpack_as(nsm_nbv_at(o->recvbuf, v->rdsp[r], o->rext), (int)v->rcnt[r], o->rtype, v->rdense,
                       nsm_a2a_recv_ptr(o->s, nb->bufs.slots, v->T, r), n, o->s->comm);
@@ -141,7 +154,8 @@ static int nbv_alltoallv(const void *sb, nsm_vec_t sv, MPI_Datatype st, void *rb
     const int op = NSM_OP_IALLTOALLV, in_place = sb == MPI_IN_PLACE;
     /* agreed: the communicator's state, tag and window, so its stride; MPI_IN_PLACE (all or none) */
     nsm_state_t *s = nsm_nbv_state(op, comm, 0, 0);
-    const size_t T = s ? nsm_a2a_stride(s, s->max[op]) : 0;
+    size_t T = s ? nsm_a2a_stride(s, s->max[op]) : 0;
+    if (T && s->n_nodes > 1 && !nsm_nbv_nodes_fit(s, op, T)) T = 0; /* between nodes: the votes' lines */
     if (!T) {
         if (s) NSM_HAND(op, comm, s, 1, -1, NSM_WHY_STAGE);
         return NSM_HANDED_OVER;
@@ -210,7 +224,8 @@ static int nbv_alltoallv(const void *sb, nsm_vec_t sv, MPI_Datatype st, void *rb
             nsm_nbv_p2p(v, 1, nsm_nbv_at(sb, v->dsp[r], o->sext), v->cnt[r], o->stype, r);
         }
     }
-    nsm_nb_go(o, op, writes, (size_t)s->size * T);
+    /* between nodes every rank writes its vote */
+    nsm_nb_go(o, op, s->n_nodes > 1 ? nsm_nb_nodes_steps(o, op) : writes, (size_t)s->size * T);
     return MPI_SUCCESS;
 }
 

@@ -1,6 +1,8 @@
 /* libnodeshm_mpi: MPI_Ibarrier, MPI_Ibcast, MPI_Iallreduce, MPI_Ireduce, MPI_Igather, MPI_Iscatter
  * and MPI_Iallgather between nodes: the steps nonblocking.c's and nonblocking_rooted.c's starts
- * take on a communicator that spans nodes (real ones, pseudo-nodes, emulated hosts).
+ * take on a communicator that spans nodes (real ones, pseudo-nodes, emulated hosts); what the
+ * between-nodes steps share (nsm_nb_nodes_steps: also those of Iallgatherv, Ialltoall and
+ * Ialltoallv, nonblocking_nodes_v.c).
  *
  * The blocking ops' shape (barrier.c, bcast.c, allreduce.c, reduce.c, gather.c, scatter.c,
  * allgather.c): a node fan-in, the node
@@ -116,17 +118,13 @@
 int nsm_nb_between_nodes(int op)
 {
     return op == NSM_OP_IBARRIER || op == NSM_OP_IBCAST || op == NSM_OP_IALLREDUCE || op == NSM_OP_IREDUCE ||
-           op == NSM_OP_IGATHER || op == NSM_OP_ISCATTER || op == NSM_OP_IALLGATHER;
+           op == NSM_OP_IGATHER || op == NSM_OP_ISCATTER || op == NSM_OP_IALLGATHER || op == NSM_OP_IALLGATHERV ||
+           op == NSM_OP_IALLTOALL || op == NSM_OP_IALLTOALLV;
 }
 
-static int released(const nodeshm_nb_t *nb)
-{
-    const nodeshm_flags_t *f = &nb->lane->area->flags;
-    return nodeshm_flag_load(&f->lines[f->n].arrive) >= nb->seq;
-}
 
 /* The leader's request: over once the library says so; then the node is released. */
-static int leaders_test(nodeshm_nb_t *nb)
+int nsm_nb_leaders_test(nodeshm_nb_t *nb)
 {
     nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
     int flag = 0;
@@ -137,7 +135,7 @@ static int leaders_test(nodeshm_nb_t *nb)
 }
 
 /* A member that does not lead: its op is over once the leader released the node. */
-static int member_released(nodeshm_nb_t *nb) { return released(nb); }
+static int member_released(nodeshm_nb_t *nb) { return nsm_nb_released(nb); }
 static int nothing_more(nodeshm_nb_t *nb)
 {
     (void)nb;
@@ -181,7 +179,7 @@ static int reduction_start(nodeshm_nb_t *nb)
 static int allreduce_complete(nodeshm_nb_t *nb)
 {
     nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
-    if (!released(nb)) return 0;
+    if (!nsm_nb_released(nb)) return 0;
     memcpy(o->recvbuf, nb->bufs.result, o->bytes);
     return 1;
 }
@@ -229,7 +227,7 @@ static int bcast_complete(nodeshm_nb_t *nb)
     nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
     if (o->s->rank == o->root_nr) return 1;
     /* on the root's node the data is there once the root has arrived: no wait for the leaders */
-    if (!(root_here(o) ? root_arrived_here(nb) : released(nb))) return 0;
+    if (!(root_here(o) ? root_arrived_here(nb) : nsm_nb_released(nb))) return 0;
     nsm_unpack(o->recvbuf, o->rcount, o->rtype, nb->bufs.result, o->bytes, o->s->comm);
     return 1;
 }
@@ -239,10 +237,20 @@ static int bcast_complete(nodeshm_nb_t *nb)
  * stage_index[r] * b, so a node's blocks are one run of the leaders' v-call (its counts and
  * displacements in bytes, per node: nsm_nb_node_counts, alive until the op is freed). */
 
+int *nsm_nb_stage_runs(const nsm_state_t *s, const size_t *soff, size_t bytes, int *cnt)
+{
+    for (int k = 0; k < s->n_nodes; k++) {
+        size_t first = nsm_nb_stage_off(soff, bytes, s->node_first[k]);
+        cnt[k] = (int)(nsm_nb_stage_off(soff, bytes, s->node_first[k] + s->node_count[k]) - first);
+        cnt[s->n_nodes + k] = (int)first;
+    }
+    return cnt;
+}
+
 static char *stage_at(const nodeshm_nb_t *nb, int r)
 {
     const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
-    return nb->bufs.stage + (size_t)o->s->stage_index[r] * o->bytes;
+    return nb->bufs.stage + nsm_nb_stage_off(NULL, o->bytes, o->s->stage_index[r]);
 }
 /* the node's run of the stage, its bytes */
 static char *stage_mine(const nodeshm_nb_t *nb, int *bytes)
@@ -250,17 +258,9 @@ static char *stage_mine(const nodeshm_nb_t *nb, int *bytes)
     const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
     const nsm_state_t *s = o->s;
     *bytes = s->node_count[s->my_node] * (int)o->bytes;
-    return nb->bufs.stage + (size_t)s->node_first[s->my_node] * o->bytes;
+    return nb->bufs.stage + nsm_nb_stage_off(NULL, o->bytes, s->node_first[s->my_node]);
 }
-static int *node_counts(nsm_nb_op_t *o)
-{
-    int *cnt = nsm_nb_node_counts(o);
-    for (int k = 0; k < o->s->n_nodes; k++) {
-        cnt[k] = o->s->node_count[k] * (int)o->bytes;
-        cnt[o->s->n_nodes + k] = o->s->node_first[k] * (int)o->bytes;
-    }
-    return cnt;
-}
+static int *node_counts(nsm_nb_op_t *o) { return nsm_nb_stage_runs(o->s, NULL, o->bytes, nsm_nb_node_counts(o)); }
 
 /* Igather, Iallgather: my block into the stage (in place: from my place in the receive buffer) */
 static int gather_publish(nodeshm_nb_t *nb)
@@ -298,7 +298,7 @@ static int allgather_start(nodeshm_nb_t *nb)
 static int gather_unpack_all(nodeshm_nb_t *nb)
 {
     nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
-    if (!released(nb)) return 0;
+    if (!nsm_nb_released(nb)) return 0;
     for (int r = 0; r < o->s->size; r++)
         if (r != o->s->rank || !o->in_place)
             nsm_unpack(nsm_nb_block(o->recvbuf, r, o->rcount, o->rext), o->rcount, o->rtype, stage_at(nb, r), o->bytes,
@@ -345,7 +345,7 @@ static int scatter_complete(nodeshm_nb_t *nb)
                      o->scount, o->stype, o->bytes, s->comm);
         return 1;
     }
-    if (!(root_arrived_here(nb) || released(nb))) return 0;
+    if (!(root_arrived_here(nb) || nsm_nb_released(nb))) return 0;
     nsm_unpack(o->recvbuf, o->rcount, o->rtype, stage_at(nb, s->rank), o->bytes, s->comm);
     return 1;
 }
@@ -384,15 +384,21 @@ int nsm_nb_nodes_steps(nsm_nb_op_t *o, int id)
         nb->remote_start = scatter_start;
         writes = root_writes(o);
         break;
+    case NSM_OP_IALLGATHERV:
+    case NSM_OP_IALLTOALL:
+    case NSM_OP_IALLTOALLV:
+        writes = nsm_nbv_nodes_steps((nsm_nbv_t *)o, id);
+        break;
     default: /* Iallreduce (root_nr -1), Ireduce: nonblocking.c's publish (the slot) */
         nb->complete = id == NSM_OP_IREDUCE ? reduce_complete : allreduce_complete;
         nb->remote_start = reduction_start;
         break;
     }
     if (leader) {
-        nb->remote_test = leaders_test;
+        if (!nb->remote_test) nb->remote_test = nsm_nb_leaders_test;
     } else {
         nb->remote_start = NULL;
+        nb->remote_test = NULL;
     }
     return writes;
 }

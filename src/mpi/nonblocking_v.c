@@ -1,7 +1,9 @@
 /* libnodeshm_mpi: MPI_Igatherv, MPI_Iscatterv, MPI_Iallgatherv here, MPI_Ialltoall and
- * MPI_Ialltoallv in nonblocking_a2a.c, on one node (and their _c forms where the MPI has them):
- * ops of the progress engine like the other non-blocking collectives (nonblocking.c says how they
- * work), on the blocking ops' layouts:
+ * MPI_Ialltoallv in nonblocking_a2a.c, on one node (and their _c forms where the MPI has them;
+ * between nodes Iallgatherv, Ialltoall and Ialltoallv take nonblocking_nodes_v.c's steps, while
+ * Igatherv and Iscatterv are the MPI library's there, as the blocking Gatherv and Scatterv: only
+ * the root knows the counts): ops of the progress engine like the other non-blocking collectives
+ * (nonblocking.c says how they work), on the blocking ops' layouts:
  *   Igatherv     a block of lo..hi bytes goes through its sender's slot, any other point to point
  *                (gatherv.c); the root copies the slot blocks out as their senders arrive
  *   Iscatterv    the root packs the blocks of lo..hi bytes into their receivers' slots and sends
@@ -59,12 +61,18 @@ nsm_nbv_t *nsm_nbv_new(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_ste
     const size_t n = (size_t)s->size, head = NSM_NBV_ROUND(sizeof(nsm_nbv_t));
     const size_t c = NSM_NBV_ROUND(n * sizeof(long long)), d = NSM_NBV_ROUND(n * sizeof(MPI_Aint));
     const size_t r = NSM_NBV_ROUND((size_t)nreq * sizeof(MPI_Request));
-    nsm_nbv_t *v = (nsm_nbv_t *)nsm_nb_new_sized(s, publish, complete, request, head + (size_t)vectors * (c + d) + r + tmp);
+    /* between nodes: the stage offsets, the leaders' counts and types (nonblocking_nodes_v.c) */
+    const size_t so = s->n_nodes > 1 ? NSM_NBV_ROUND((n + 1) * sizeof(size_t)) : 0;
+    const size_t lv = s->n_nodes > 1 ? NSM_NBV_ROUND(4 * (size_t)s->n_nodes * sizeof(int)) : 0;
+    const size_t lt = s->n_nodes > 1 ? NSM_NBV_ROUND(2 * (size_t)s->n_nodes * sizeof(MPI_Datatype)) : 0;
+    nsm_nbv_t *v = (nsm_nbv_t *)nsm_nb_new_sized(s, publish, complete, request,
+                                                 head + (size_t)vectors * (c + d) + r + so + lv + lt + tmp);
     char *p = (char *)v + head;
     if (vectors > 0) v->cnt = (long long *)p, v->dsp = (MPI_Aint *)(p + c), p += c + d;
     if (vectors > 1) v->rcnt = (long long *)p, v->rdsp = (MPI_Aint *)(p + c), p += c + d;
-    v->req = (MPI_Request *)p;
-    v->tmp = p + r;
+    v->req = (MPI_Request *)p, p += r;
+    if (so) v->soff = (size_t *)p, v->lv = (int *)(p + so), v->ltypes = (MPI_Datatype *)(p + so + lv), p += so + lv + lt;
+    v->tmp = p;
     return v;
 }
 
@@ -336,16 +344,17 @@ static int nbv_scatterv(const void *sb, nsm_vec_t sv, MPI_Datatype st, void *rb,
 
 /* ---------------------------------------------------------------- MPI_Iallgatherv */
 
+/* my block into my slot, between nodes into the stage (in place: from my place in recvbuf) */
 static int allgatherv_publish(nodeshm_nb_t *nb)
 {
     nsm_nbv_t *v = (nsm_nbv_t *)nb;
     nsm_nb_op_t *o = &v->o;
-    const int me = nsm_nb_me(nb);
-    if (o->in_place)
-        nsm_pack_as(nodeshm_nb_slot(nb, me), o->bytes, nsm_nbv_at(o->recvbuf, v->dsp[me], o->rext), (int)v->cnt[me], o->rtype,
+    const int me = o->s->rank;
+    if (o->bytes && o->in_place)
+        nsm_pack_as(nsm_nbv_block(nb, me), o->bytes, nsm_nbv_at(o->recvbuf, v->dsp[me], o->rext), (int)v->cnt[me], o->rtype,
                     v->rdense, o->s->comm);
-    else
-        nsm_pack(nodeshm_nb_slot(nb, me), o->bytes, o->sendbuf, (int)v->mine, o->stype, o->s->comm);
+    else if (o->bytes)
+        nsm_pack(nsm_nbv_block(nb, me), o->bytes, o->sendbuf, (int)v->mine, o->stype, o->s->comm);
     nsm_nbv_arrive(nb);
     return 1;
 }
@@ -380,7 +389,9 @@ static int nbv_allgatherv(const void *sb, long long sc, MPI_Datatype st, void *r
         if (n > largest) largest = n;
         total = total + n < total ? SIZE_MAX : total + n;
     }
-    if (rsize < 0 || largest > s->max[op] || largest < s->min[op] || !nsm_nb_fits(s, largest, 0)) {
+    /* one node: my block in my slot; between nodes: all of them in the stage */
+    if (rsize < 0 || !s->max[op] || largest > s->max[op] || largest < s->min[op] ||
+        !(s->n_nodes > 1 ? nsm_nbv_nodes_fit(s, op, total) : nsm_nb_fits(s, largest, 0))) {
         NSM_HAND(op, comm, s, 1, rsize < 0 ? -1 : (long long)largest, rsize < 0 ? NSM_WHY_DATATYPE : NSM_WHY_STAGE);
         return NSM_HANDED_OVER;
     }
@@ -401,7 +412,7 @@ static int nbv_allgatherv(const void *sb, long long sc, MPI_Datatype st, void *r
     v->rdense = nsm_is_dense(o->rtype);
     nsm_nbv_take(v->cnt, v->dsp, rv, s->size);
     o->bytes = nsm_nbv_bytes(v->cnt[s->rank], v->rsize); /* my block, <= largest: it fits my slot */
-    nsm_nb_go(o, op, o->bytes != 0, largest);
+    nsm_nb_go(o, op, s->n_nodes > 1 ? nsm_nb_nodes_steps(o, op) : o->bytes != 0, largest);
     return MPI_SUCCESS;
 }
 

@@ -116,6 +116,15 @@ static size_t nsm_size_buffers(nsm_state_t *s, const size_t *max, int node_size)
     NSM_NEED(result, max[NSM_OP_REDUCE_SCATTER]);
     NSM_NEED(slot, max[NSM_OP_REDUCE_SCATTER]);
     if (max[NSM_OP_ALLTOALLV]) NSM_NEED(result, ((size_t)s->max_node_size + 1) * NODESHM_FLAG_LINE);
+    /* non-blocking between nodes, in the stage (nonblocking_nodes_v.c): iallgatherv every block,
+     * ialltoall(v) the matrix as alltoall's, ialltoallv's votes; the other non-blocking ops there
+     * use what their blocking forms size */
+    if (s->n_nodes > 1) {
+        NSM_NEED(stage, (size_t)s->size * max[NSM_OP_IALLGATHERV]);
+        NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * max[NSM_OP_IALLTOALL]);
+        NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * max[NSM_OP_IALLTOALLV]);
+        if (max[NSM_OP_IALLTOALLV]) NSM_NEED(result, (size_t)s->max_node_size * nsm_a2av_votes_bytes(s));
+    }
 #undef NSM_NEED
     return nodeshm_banks_layout(&s->area.banks, result, slot, node_size,
                                 stage < nsm_cfg.stage_max ? stage : nsm_cfg.stage_max);

@@ -253,6 +253,27 @@ const char *nsm_a2a_recv_ptr(const nsm_state_t *s, const char *area, size_t stri
 /* The largest block stride up to `max` whose matrix fits this communicator's buffers (one node:
  * its banks' slots; several: the leaders' stage), whole cache lines where it can: agreed values only. */
 size_t nsm_a2a_stride(const nsm_state_t *s, size_t max);
+/* Ialltoallv between nodes (nonblocking_nodes_v.c): the bytes of a node member's votes in the
+ * result area, 2 per node, in whole lines of its own. */
+static inline size_t nsm_a2av_votes_bytes(const nsm_state_t *s)
+{
+    size_t b = 2 * (size_t)s->n_nodes * sizeof(uint64_t);
+    return (b + NODESHM_FLAG_LINE - 1) / NODESHM_FLAG_LINE * NODESHM_FLAG_LINE;
+}
+/* Whether the matrix for blocks of `stride` bytes fits this communicator's buffers. */
+int nsm_a2a_fits(const nsm_state_t *s, size_t stride);
+/* Between nodes, the leaders' exchange of the matrix (an MPI_Alltoallv among them): the datatype
+ * of a block, `moved` bytes of every `stride` (committed: the caller frees it once the call is
+ * over); and in v (4 * n_nodes ints) the blocks' send counts, send displacements (in blocks from
+ * the stage), receive counts and receive displacements (in blocks from its receive half,
+ * nsm_a2a_recv_half: a buffer of its own, as libnbc, Open MPI's non-blocking collectives, takes
+ * recvbuf == sendbuf for MPI_IN_PLACE) per node. */
+MPI_Datatype nsm_a2a_block_type(size_t stride, size_t moved);
+void nsm_a2a_leaders_counts(const nsm_state_t *s, int *v);
+static inline char *nsm_a2a_recv_half(const nsm_state_t *s, char *stage, size_t stride)
+{
+    return stage + (size_t)s->node_size * (size_t)s->size * stride;
+}
 /* Alltoallv on one node pair by pair (alltoallv_pairs.c).  nsm_alltoallv_pairs_stride: the matrix
  * stride when a call on state s (NULL: none) takes that path, decided from values every rank
  * agrees on, else 0.  Counts and displacements as int (wide 0) or MPI_Count / MPI_Aint (wide 1). */

@@ -1,7 +1,9 @@
 /* libnodeshm_mpi: MPI-4 persistent collectives: MPI_Barrier_init, MPI_Bcast_init,
  * MPI_Allreduce_init, MPI_Reduce_init, MPI_Gather_init, MPI_Scatter_init, MPI_Allgather_init (and
- * their _c forms), each where the MPI has it (CMakeLists.txt checks mpi.h: nsm_bigcount_config.h);
- * MPI_Start, MPI_Startall and MPI_Request_free.  The Wait/Test family: persistent_wait.c.
+ * their _c forms), each where the MPI has it (CMakeLists.txt checks mpi.h: nsm_bigcount_config.h):
+ * here the requests of ours (their table, the decision, MPI_Start, MPI_Startall and
+ * MPI_Request_free); the init calls that record them: persistent_init.c (persistent_entry.h
+ * between the two); the Wait/Test family: persistent_wait.c.
  *
  * <Op>_init makes the MPI library's own persistent request (PMPI_<Op>_init), so the caller holds
  * a handle the library understands (in any array, with any call), and records it here with the
@@ -49,41 +51,15 @@
  * MPI_Request_free of one of ours drops its entry (of an active one, erroneous in MPI-4: the op is
  * completed first).  A communicator freed while requests on it live (MPI keeps it for them) is
  * told by an attribute of our own: its requests go to the library from then on, on every rank. */
-#include "mpi/persistent.h"
-#include "mpi/nonblocking.h"
-#include "nsm_bigcount_config.h"
+#include "mpi/persistent_entry.h"
 
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { P_UNDECIDED, P_OURS, P_EMPTY, P_LIBRARY };
-enum { K_BARRIER, K_BCAST, K_ALLREDUCE, K_REDUCE, K_GATHER, K_ALLGATHER, K_SCATTER };
 static const char *const p_call[] = {"MPI_Barrier_init", "MPI_Bcast_init",     "MPI_Allreduce_init", "MPI_Reduce_init",
                                      "MPI_Gather_init",  "MPI_Allgather_init", "MPI_Scatter_init"};
-
-struct nsm_persist {
-    MPI_Request req;      /* the library's persistent request: the table's key */
-    int id, kind;         /* NSM_OP_<OP>_INIT, K_* */
-    int how;              /* P_*, decided once (P_UNDECIDED: the communicator has no state yet) */
-    int why;              /* stats: the outcome of a start (NSM_WHY_*) */
-    int gone;             /* its communicator was freed */
-    int active;           /* started (ours), not yet returned complete */
-    int lib_last;         /* the library ran its last start: its request, as MPI sees it */
-    int done;             /* the current start's op has completed (atomic) */
-    int me, root, rooted; /* comm rank; the root, if the op has one */
-    int result;           /* the op's data goes through the result area (bcast), else the slots */
-    int writes;           /* this rank writes shared buffers */
-    MPI_Comm comm;
-    nsm_state_t *s;
-    long long bytes;      /* the message or one rank's block, as the non-blocking op; -1: unusable */
-    long long stat_bytes; /* the report's bytes of a start */
-    nsm_nb_steps_t steps;
-    nsm_nb_op_t t;        /* what each start's op gets; a derived datatype: our duplicate */
-    nsm_persist_t *next;  /* in its bucket */
-};
 
 #define P_BUCKETS 1024
 static nsm_persist_t *p_table[P_BUCKETS];
@@ -177,7 +153,7 @@ static void p_watch(MPI_Comm comm)
 
 /* ---------------------------------------------------------------- deciding */
 
-static void p_library(nsm_persist_t *e, int why)
+void nsm_persist_library(nsm_persist_t *e, int why)
 {
     e->how = P_LIBRARY;
     e->why = why;
@@ -206,8 +182,8 @@ static void p_decide(nsm_persist_t *e)
     int id = e->id;
     nsm_state_t *s;
     if (nsm_cfg.all_off || nsm_cfg.off[id] || (e->kind != K_BARRIER && !nsm_op_max(id)))
-        return p_library(e, nsm_why_window(id, e->comm, NULL, 0, e->bytes, NSM_WHY_DISABLED));
-    if (e->gone) return p_library(e, NSM_WHY_SETUP);
+        return nsm_persist_library(e, nsm_why_window(id, e->comm, NULL, 0, e->bytes, NSM_WHY_DISABLED));
+    if (e->gone) return nsm_persist_library(e, NSM_WHY_SETUP);
     if (!nsm_peek_state(e->comm, &s)) {
         e->why = NSM_WHY_SETUP; /* asked again at the next start */
         return;
@@ -216,7 +192,7 @@ static void p_decide(nsm_persist_t *e)
      * barrier_init with their own several-nodes windows: gather, scatter and allgather are 0 there
      * by default, not measured), barrier_init, which has no size, where its column is not 0 */
     if (!s || (s->n_nodes > 1 && (!nsm_nb_between_nodes(p_nb_id[e->kind]) || (e->kind == K_BARRIER && !s->max[id]))))
-        return p_library(e, nsm_why_window(id, e->comm, s, 1, e->bytes, NSM_WHY_NODES));
+        return nsm_persist_library(e, nsm_why_window(id, e->comm, s, 1, e->bytes, NSM_WHY_NODES));
     e->s = s;
     if (e->kind == K_BARRIER) {
         e->how = P_OURS;
@@ -227,7 +203,7 @@ static void p_decide(nsm_persist_t *e)
     if (e->bytes < 0 || bad_root || (size_t)e->bytes > s->max[id] || (e->bytes > 0 && (size_t)e->bytes < s->min[id]) ||
         !p_fits_buffers(e, s)) {
         int reduction = e->kind == K_ALLREDUCE || e->kind == K_REDUCE;
-        return p_library(e, e->bytes < 0 ? (reduction && !nsm_op_ok(e->t.op) ? NSM_WHY_OP : NSM_WHY_DATATYPE)
+        return nsm_persist_library(e, e->bytes < 0 ? (reduction && !nsm_op_ok(e->t.op) ? NSM_WHY_OP : NSM_WHY_DATATYPE)
                             : bad_root   ? NSM_WHY_ARGS
                                          : nsm_why_window(id, e->comm, s, 1, e->bytes, NSM_WHY_STAGE));
     }
@@ -235,9 +211,8 @@ static void p_decide(nsm_persist_t *e)
     e->why = e->bytes == 0 ? NSM_WHY_EMPTY : NSM_WHY_NONE;
 }
 
-/* A new entry for the library's request (made: rc), or NULL where none is needed: the op is
- * switched off or comm can have no state (an intercommunicator, one rank) and stats are off. */
-static nsm_persist_t *p_new(int rc, int id, int kind, MPI_Comm comm, const MPI_Request *request)
+/* persistent_entry.h says what these three do for the init calls */
+nsm_persist_t *nsm_persist_new(int rc, int id, int kind, MPI_Comm comm, const MPI_Request *request)
 {
     int inter = 0, size = 0, why = NSM_WHY_NONE;
     if (rc != MPI_SUCCESS || comm == MPI_COMM_NULL) return NULL;
@@ -266,9 +241,7 @@ static const nsm_nb_steps_t *const p_steps[] = {&nsm_nb_barrier_steps, &nsm_nb_b
                                                 &nsm_nb_reduce_steps,  &nsm_nb_gather_steps,    &nsm_nb_allgather_steps,
                                                 &nsm_nb_scatter_steps};
 
-/* e's arguments are recorded: decide if the state is there, keep it (not: the library's alone,
- * stats off) */
-static int p_add(nsm_persist_t *e)
+int nsm_persist_add(nsm_persist_t *e)
 {
     e->steps = *p_steps[e->kind];
     e->t.bytes = e->bytes > 0 ? (size_t)e->bytes : 0;
@@ -421,232 +394,3 @@ void nsm_persist_finish(nsm_persist_t *e)
         nodeshm_wait_step(&w);
     }
 }
-
-/* ---------------------------------------------------------------- the init calls */
-
-NSM_IF_INIT_Barrier(
-int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    int rc = PMPI_Barrier_init(comm, info, request);
-    nsm_persist_t *e = p_new(rc, NSM_OP_BARRIER_INIT, K_BARRIER, comm, request);
-    return e ? p_add(e) : rc;
-})
-
-NSM_IF_INIT_Bcast(
-int MPI_Bcast_init(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
-                   MPI_Request *request)
-{
-    int rc = PMPI_Bcast_init(buf, count, type, root, comm, info, request);
-    nsm_persist_t *e = p_new(rc, NSM_OP_BCAST_INIT, K_BCAST, comm, request);
-    if (!e) return rc;
-    e->bytes = nsm_bytes(count, type);
-    e->stat_bytes = nsm_stat_bytes(count, type);
-    e->root = e->t.root_nr = root; /* one node: node rank = comm rank */
-    e->rooted = e->result = 1;
-    e->writes = e->me == root; /* the root packs its message; the others read it */
-    e->t.recvbuf = buf;
-    e->t.rcount = count;
-    if (e->how != P_LIBRARY) nsm_nb_recv_type(&e->t, type);
-    return p_add(e);
-})
-
-/* Allreduce_init (root -1), Reduce_init */
-static __attribute__((unused)) int p_reduction(int rc, int id, int kind, const void *sb, void *rb, int count,
-                                               MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
-                                               const MPI_Request *request)
-{
-    nsm_persist_t *e = p_new(rc, id, kind, comm, request);
-    if (!e) return rc;
-    e->bytes = nsm_nb_reduction_bytes(count, type, op); /* -1: not a predefined type and op */
-    e->stat_bytes = nsm_stat_bytes(count, type);
-    e->root = e->t.root_nr = root;
-    e->rooted = kind == K_REDUCE;
-    e->writes = 1;
-    e->t.sendbuf = sb;
-    e->t.recvbuf = rb;
-    e->t.in_place = sb == MPI_IN_PLACE && (kind == K_ALLREDUCE || e->me == root);
-    e->t.rcount = count;
-    e->t.rtype = type; /* predefined where it runs here */
-    e->t.op = op;
-    return p_add(e);
-}
-
-NSM_IF_INIT_Allreduce(
-int MPI_Allreduce_init(const void *sb, void *rb, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                       MPI_Info info, MPI_Request *request)
-{
-    int rc = PMPI_Allreduce_init(sb, rb, count, type, op, comm, info, request);
-    return p_reduction(rc, NSM_OP_ALLREDUCE_INIT, K_ALLREDUCE, sb, rb, count, type, op, -1, comm, request);
-})
-
-NSM_IF_INIT_Reduce(
-int MPI_Reduce_init(const void *sb, void *rb, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
-                    MPI_Info info, MPI_Request *request)
-{
-    int rc = PMPI_Reduce_init(sb, rb, count, type, op, root, comm, info, request);
-    return p_reduction(rc, NSM_OP_REDUCE_INIT, K_REDUCE, sb, rb, count, type, op, root, comm, request);
-})
-
-/* Gather_init (root >= 0), Allgather_init (root -1): as nonblocking_rooted.c's nb_gather */
-static __attribute__((unused)) int p_gather(int rc, int id, int kind, const void *sb, int sc, MPI_Datatype st, void *rb,
-                                            int rcount, MPI_Datatype rt, int root, MPI_Comm comm,
-                                            const MPI_Request *request)
-{
-    nsm_persist_t *e = p_new(rc, id, kind, comm, request);
-    if (!e) return rc;
-    int in_place = sb == MPI_IN_PLACE;
-    e->bytes = in_place ? nsm_bytes(rcount, rt) : nsm_bytes(sc, st);
-    e->stat_bytes = in_place ? nsm_stat_bytes(rcount, rt) : nsm_stat_bytes(sc, st);
-    e->root = root;
-    e->rooted = kind == K_GATHER;
-    int receives = kind == K_ALLGATHER || e->me == root;
-    e->t.sendbuf = sb;
-    e->t.recvbuf = rb;
-    e->t.in_place = in_place && receives;
-    e->t.scount = sc;
-    e->t.rcount = rcount;
-    e->t.root_nr = kind == K_GATHER ? root : -1;
-    /* Gather's root in place has its block where it belongs: it only reads the slots */
-    e->writes = !(kind == K_GATHER && e->t.in_place);
-    if (e->how != P_LIBRARY) {
-        if (!e->t.in_place) nsm_nb_send_type(&e->t, st);
-        if (receives) {
-            nsm_nb_recv_type(&e->t, rt);
-            MPI_Aint lb;
-            nsm_extent(rt, &lb, &e->t.rext);
-        }
-    }
-    return p_add(e);
-}
-
-NSM_IF_INIT_Gather(
-int MPI_Gather_init(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root,
-                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    int r = PMPI_Gather_init(sb, sc, st, rb, rc, rt, root, comm, info, request);
-    return p_gather(r, NSM_OP_GATHER_INIT, K_GATHER, sb, sc, st, rb, rc, rt, root, comm, request);
-})
-
-NSM_IF_INIT_Allgather(
-int MPI_Allgather_init(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm,
-                       MPI_Info info, MPI_Request *request)
-{
-    int r = PMPI_Allgather_init(sb, sc, st, rb, rc, rt, comm, info, request);
-    return p_gather(r, NSM_OP_ALLGATHER_INIT, K_ALLGATHER, sb, sc, st, rb, rc, rt, -1, comm, request);
-})
-
-NSM_IF_INIT_Scatter(
-int MPI_Scatter_init(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root,
-                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    int r = PMPI_Scatter_init(sb, sc, st, rb, rc, rt, root, comm, info, request);
-    nsm_persist_t *e = p_new(r, NSM_OP_SCATTER_INIT, K_SCATTER, comm, request);
-    if (!e) return r;
-    int in_place = rb == MPI_IN_PLACE, is_root = e->me == root;
-    e->bytes = in_place ? nsm_bytes(sc, st) : nsm_bytes(rc, rt);
-    e->stat_bytes = in_place ? nsm_stat_bytes(sc, st) : nsm_stat_bytes(rc, rt);
-    e->root = e->t.root_nr = root;
-    e->rooted = 1;
-    e->writes = is_root; /* the root packs every block */
-    e->t.sendbuf = sb;
-    e->t.recvbuf = rb;
-    e->t.in_place = is_root && in_place;
-    e->t.scount = sc;
-    e->t.rcount = rc;
-    if (e->how != P_LIBRARY) {
-        if (is_root) {
-            nsm_nb_send_type(&e->t, st);
-            MPI_Aint lb;
-            nsm_extent(st, &lb, &e->t.sext);
-        }
-        if (!e->t.in_place) nsm_nb_recv_type(&e->t, rt);
-    }
-    return p_add(e);
-})
-
-/* ---------------------------------------------------------------- MPI-4 large counts
- * As bigcount.c: counts that fit an int (those the call ignores here as 0) run the plain entry;
- * a larger one is a message of >= 2^31 bytes, above every window: the library's on every rank. */
-
-static __attribute__((unused)) int p_fits(MPI_Count c) { return c >= INT_MIN && c <= INT_MAX; }
-static __attribute__((unused)) int p_is_root(MPI_Comm comm, int root)
-{
-    int rank = -1;
-    return PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == root;
-}
-/* a start of a large one, counted (stats on) as the library's */
-static __attribute__((unused)) int p_large(int rc, int id, int kind, MPI_Comm comm, const MPI_Request *request,
-                                           long long bytes)
-{
-    if (!NSM_STATS_ON || rc != MPI_SUCCESS) return rc;
-    nsm_persist_t *e = p_new(rc, id, kind, comm, request);
-    if (!e) return rc;
-    e->stat_bytes = bytes;
-    if (e->how != P_LIBRARY) p_library(e, NSM_WHY_LARGE);
-    return p_add(e);
-}
-
-NSM_IF_C_Bcast_init(
-int MPI_Bcast_init_c(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
-                     MPI_Request *request)
-{
-    if (count >= 0 && count <= INT_MAX) return MPI_Bcast_init(buf, (int)count, type, root, comm, info, request);
-    int rc = PMPI_Bcast_init_c(buf, count, type, root, comm, info, request);
-    return p_large(rc, NSM_OP_BCAST_INIT, K_BCAST, comm, request, nsm_stat_bytes(count, type));
-})
-
-NSM_IF_C_Allreduce_init(
-int MPI_Allreduce_init_c(const void *sb, void *rb, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                         MPI_Info info, MPI_Request *request)
-{
-    if (count >= 0 && count <= INT_MAX)
-        return MPI_Allreduce_init(sb, rb, (int)count, type, op, comm, info, request);
-    int rc = PMPI_Allreduce_init_c(sb, rb, count, type, op, comm, info, request);
-    return p_large(rc, NSM_OP_ALLREDUCE_INIT, K_ALLREDUCE, comm, request, nsm_stat_bytes(count, type));
-})
-
-NSM_IF_C_Reduce_init(
-int MPI_Reduce_init_c(const void *sb, void *rb, MPI_Count count, MPI_Datatype type, MPI_Op op, int root,
-                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    if (count >= 0 && count <= INT_MAX)
-        return MPI_Reduce_init(sb, rb, (int)count, type, op, root, comm, info, request);
-    int rc = PMPI_Reduce_init_c(sb, rb, count, type, op, root, comm, info, request);
-    return p_large(rc, NSM_OP_REDUCE_INIT, K_REDUCE, comm, request, nsm_stat_bytes(count, type));
-})
-
-NSM_IF_C_Gather_init(
-int MPI_Gather_init_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, MPI_Count rc, MPI_Datatype rt,
-                      int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    MPI_Count s0 = sb == MPI_IN_PLACE ? 0 : sc, r0 = p_is_root(comm, root) ? rc : 0;
-    if (p_fits(s0) && p_fits(r0))
-        return MPI_Gather_init(sb, (int)s0, st, rb, (int)r0, rt, root, comm, info, request);
-    int r = PMPI_Gather_init_c(sb, sc, st, rb, rc, rt, root, comm, info, request);
-    return p_large(r, NSM_OP_GATHER_INIT, K_GATHER, comm, request,
-                   sb == MPI_IN_PLACE ? nsm_stat_bytes(rc, rt) : nsm_stat_bytes(sc, st));
-})
-
-NSM_IF_C_Allgather_init(
-int MPI_Allgather_init_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, MPI_Count rc, MPI_Datatype rt,
-                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    MPI_Count s0 = sb == MPI_IN_PLACE ? 0 : sc;
-    if (p_fits(s0) && p_fits(rc))
-        return MPI_Allgather_init(sb, (int)s0, st, rb, (int)rc, rt, comm, info, request);
-    int r = PMPI_Allgather_init_c(sb, sc, st, rb, rc, rt, comm, info, request);
-    return p_large(r, NSM_OP_ALLGATHER_INIT, K_ALLGATHER, comm, request,
-                   sb == MPI_IN_PLACE ? nsm_stat_bytes(rc, rt) : nsm_stat_bytes(sc, st));
-})
-
-NSM_IF_C_Scatter_init(
-int MPI_Scatter_init_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, MPI_Count rc, MPI_Datatype rt,
-                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    MPI_Count s0 = p_is_root(comm, root) ? sc : 0, r0 = rb == MPI_IN_PLACE ? 0 : rc;
-    if (p_fits(s0) && p_fits(r0))
-        return MPI_Scatter_init(sb, (int)s0, st, rb, (int)r0, rt, root, comm, info, request);
-    int r = PMPI_Scatter_init_c(sb, sc, st, rb, rc, rt, root, comm, info, request);
-    return p_large(r, NSM_OP_SCATTER_INIT, K_SCATTER, comm, request,
-                   rb == MPI_IN_PLACE ? nsm_stat_bytes(sc, st) : nsm_stat_bytes(rc, rt));
-})

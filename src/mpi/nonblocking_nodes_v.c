@@ -1,0 +1,210 @@
+/* libnodeshm_mpi: MPI_Iallgatherv, MPI_Ialltoall and MPI_Ialltoallv between nodes: the steps
+ * nonblocking_v.c's and nonblocking_a2a.c's starts take on a communicator that spans nodes (real
+ * ones, pseudo-nodes, emulated hosts), in the blocking ops' shape (allgather.c, alltoall.c) on the
+ * engine's steps, as the other ops there (nonblocking_nodes.c: a node fan-in, the leader's
+ * non-blocking call on the leaders' communicator as the op's remote part, the node's release):
+ *   Iallgatherv  every rank packs its block into the stage, node by node at the blocks' offsets
+ *                (allgather.c's layout); the leader, once all are there, PMPI_Iallgatherv's the
+ *                node runs in place; everyone unpacks all once released
+ *   Ialltoall    every rank packs its row of the matrix into the stage (alltoall.c's layout: what
+ *                the node sends to node k is one run); the leader, once all are there, starts
+ *                PMPI_Ialltoallv of the runs into the stage's receive half; a rank takes its own
+ *                node's blocks as their senders arrive, the other nodes' once released
+ *   Ialltoallv   pair by pair as on one node (nonblocking_a2a.c): a block of at most T bytes (the
+ *                window capped by the stage's matrix, agreed) through the matrix, a larger one
+ *                point to point, posted at the start (both ends know its size).  With its row a
+ *                rank publishes votes: per node, its largest matrix block to it and from it.  The
+ *                leader, once all are there, starts PMPI_Ialltoallw: to and from each node k that
+ *                many bytes of every T-strided block (alltoall.c's resized block, one per node),
+ *                nothing where it is 0; then as Ialltoall
+ * Why every rank decides alike: Iallgatherv and Ialltoall as on one node (block sizes every rank
+ * passes alike; the stage's size); Ialltoallv, once its stride and the votes' lines fit (agreed
+ * values), never hands a call over: unlike the blocking Alltoallv's vote, which sends the whole
+ * call to the MPI library when a block is above T, the votes here only say how much of each
+ * matrix block the leaders move, and need no round among them: the largest block from node i
+ * to node k is the sending node's largest by its send counts and the receiving node's by its
+ * receive counts (MPI: both ends of a pair know its size), so both leaders build matching types.
+ * (A first form agreed on one size for all by a leaders' PMPI_Iallreduce(MAX) before the
+ * exchange, two calls in one remote step: Open MPI 2 hosts x 2, loaded, 0.38-0.87x of its own
+ * ialltoallv where ialltoall won 1.1-2.2x; moving whole T-byte blocks instead, 0.40-0.74x.)
+ *
+ * Measured (bench/mpi_osu.c rows iallgatherv, ialltoall, ialltoallv, 8 B-64 KiB, windows widened
+ * to 64 KiB, oshrun --hosts 2, -i 100 -r 7, each row's two columns alternating in the same run;
+ * 2 runs per MPI and shape, the MPIs taken in turn and then in reverse order; load 12-19 on
+ * 2 cores, other engineers' jobs running: a loaded A/B only, ratio = library / nodeshm per run):
+ *   MPICH 5.0, 2 per host: iallgatherv 0.46-0.90x below 8 KiB (8 B-16 B 1.08-1.10x in one run),
+ *   1.00-1.26x from 8 KiB; ialltoall 0.48-0.90x to 512 B, mixed to 4 KiB, 1.00-1.48x at 8-16 KiB;
+ *   ialltoallv 0.61-0.83x to 128 B in one run (1.03-1.12x in the other), 1.04-2.40x from 256 B.
+ *   4 per host: iallgatherv 1.1-3.7x but single points 0.31-0.97x (32 B, 128 B, 512 B, 4 KiB);
+ *   ialltoall 1.2-2.4x but 0.42-0.94x at 16-128 B and 0.63x at 2 KiB in one run; ialltoallv
+ *   0.62-1.78x, losses at 32-256 B and from 4 KiB.
+ *   Open MPI 5.0, 2 per host: iallgatherv 0.98-2.37x to 16 KiB (32 KiB 0.71/1.05x); ialltoall
+ *   1.15-2.54x to 8 KiB, 0.71-0.87x at 16-32 KiB; ialltoallv 1.10-1.78x to 1 KiB and at 4-8 KiB,
+ *   but 0.29x at 2 KiB in one run (1.30x in the other), 0.52-0.77x at 16-32 KiB.  4 per host:
+ *   iallgatherv 1.04-5.4x to 8 KiB, ialltoall 1.66-4.64x to 8 KiB, ialltoallv 1.01-3.34x to 8 KiB;
+ *   but Ialltoallv's window is its stride: larger blocks go point to point inside the op, no size
+ *   band can be left to the library, and with an 8 KiB stride at 4 per host its 16-64 KiB blocks
+ *   took 0.61-1.03x (2 runs, load 15-16).
+ * So the windows between nodes (NSM_OPS, rule: on up to the blocking op's window where neither run
+ * lost): Open MPI iallgatherv and ialltoall to 8 KiB; ialltoallv off (0 at 2 per host: its 2 KiB
+ * point; from 3: the point-to-point blocks above the stride); MPICH off (its small sizes lost
+ * under this load, as igather's and iscatter's did before a quiet rerun showed them winning: the
+ * windows wait for one). */
+#include "mpi/nonblocking.h"
+
+#include <limits.h>
+
+int nsm_nbv_nodes_fit(const nsm_state_t *s, int op, size_t bytes)
+{
+    const nodeshm_banks_t *b = &s->area.banks;
+    if (op == NSM_OP_IALLGATHERV) return bytes <= b->stage_bytes && bytes <= INT_MAX; /* every block */
+    if (op == NSM_OP_IALLTOALL) return nsm_a2a_fits(s, bytes);                        /* the matrix */
+    /* Ialltoallv: the votes, and the matrix's byte displacements in an int (Ialltoallw's) */
+    return (size_t)s->max_node_size * nsm_a2av_votes_bytes(s) <= b->result_bytes &&
+           2 * (size_t)s->max_node_size * (size_t)s->size * bytes <= INT_MAX;
+}
+
+/* ---------------------------------------------------------------- Iallgatherv */
+
+static int allgatherv_start(nodeshm_nb_t *nb)
+{
+    nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    const nsm_state_t *s = v->o.s;
+    if (!nodeshm_nb_all_arrived(nb)) return 0;
+    int *cnt = nsm_nb_stage_runs(s, v->soff, 0, v->lv);
+    PMPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, nb->bufs.stage, cnt, cnt + s->n_nodes, MPI_BYTE, s->leaders,
+                     &v->o.lreq);
+    return 1;
+}
+/* everyone's blocks out of the stage once the node is released (not mine where it is in place) */
+static int allgatherv_complete(nodeshm_nb_t *nb)
+{
+    nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    nsm_nb_op_t *o = &v->o;
+    if (!nsm_nb_released(nb)) return 0;
+    for (int r = 0; r < o->s->size; r++) {
+        size_t n = nsm_nbv_bytes(v->cnt[r], v->rsize);
+        if (n && !(r == o->s->rank && o->in_place))
+            nsm_unpack_as(nsm_nbv_at(o->recvbuf, v->dsp[r], o->rext), (int)v->cnt[r], o->rtype, v->rdense,
+                          nsm_nbv_block(nb, r), n, o->s->comm);
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- Ialltoall, Ialltoallv */
+
+/* the leader: its node's rows are all in (nodeshm_nb_all_arrived moves next_peer, which is also
+ * a2a_complete's cursor: back to the first member for it) */
+static int node_in(nodeshm_nb_t *nb)
+{
+    if (!nodeshm_nb_all_arrived(nb)) return 0;
+    nb->next_peer = 0;
+    return 1;
+}
+
+/* Ialltoall: whole blocks, one type */
+static int alltoall_start(nodeshm_nb_t *nb)
+{
+    nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    const nsm_state_t *s = v->o.s;
+    char *stage = nb->bufs.stage;
+    int n = s->n_nodes, *lv = v->lv;
+    if (!node_in(nb)) return 0;
+    nsm_a2a_leaders_counts(s, lv);
+    v->ltypes[0] = nsm_a2a_block_type(v->T, v->T);
+    v->lmade = 1;
+    PMPI_Ialltoallv(stage, lv, lv + n, v->ltypes[0], nsm_a2a_recv_half(s, stage, v->T), lv + 2 * n, lv + 3 * n,
+                    v->ltypes[0], s->leaders, &v->o.lreq);
+    return 1;
+}
+/* Ialltoallv: to and from each node k as many bytes of every block as its largest one there, from
+ * the node's votes (see the top: both ends of a node pair find the same), in bytes per node */
+static int alltoallv_start(nodeshm_nb_t *nb)
+{
+    nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    const nsm_state_t *s = v->o.s;
+    char *stage = nb->bufs.stage;
+    int n = s->n_nodes, *lv = v->lv;
+    if (!node_in(nb)) return 0;
+    nsm_a2a_leaders_counts(s, lv);
+    for (int j = 0; j < 2 * n; j++) { /* j < n: what goes to node j; else what comes from node j - n */
+        uint64_t most = 0;
+        for (int i = 0; i < s->node_size; i++)
+            if (nsm_nbv_votes(nb, i)[j] > most) most = nsm_nbv_votes(nb, i)[j];
+        int *count = &lv[j < n ? j : n + j], *displ = count + n; /* lv: nsm_a2a_leaders_counts */
+        v->ltypes[j] = most ? nsm_a2a_block_type(v->T, (size_t)most) : MPI_BYTE;
+        if (!most) *count = 0;
+        *displ *= (int)v->T; /* Ialltoallw: displacements in bytes */
+    }
+    v->lmade = 2 * n;
+    PMPI_Ialltoallw(stage, lv, lv + n, v->ltypes, nsm_a2a_recv_half(s, stage, v->T), lv + 2 * n, lv + 3 * n,
+                    v->ltypes + n, s->leaders, &v->o.lreq);
+    return 1;
+}
+static int a2a_leaders_test(nodeshm_nb_t *nb)
+{
+    nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    if (!nsm_nb_leaders_test(nb)) return 0;
+    for (int j = 0; j < v->lmade; j++)
+        if (v->ltypes[j] != MPI_BYTE) PMPI_Type_free(&v->ltypes[j]);
+    v->lmade = 0;
+    return 1;
+}
+
+/* the block from comm rank r out of the matrix, where it came through it */
+static void a2a_take(nsm_nbv_t *v, const nodeshm_nb_t *nb, int r)
+{
+    nsm_nb_op_t *o = &v->o;
+    const nsm_state_t *s = o->s;
+    if (r == s->rank && nsm_nbv_self_kept(v)) return;
+    const char *from = nsm_a2a_recv_ptr(s, nb->bufs.stage, v->T, r);
+    if (!v->rcnt) { /* Ialltoall: every block T bytes */
+        nsm_unpack_as((char *)o->recvbuf + (size_t)r * (size_t)o->rcount * (size_t)o->rext, o->rcount, o->rtype, v->rdense,
+                      from, v->T, s->comm);
+        return;
+    }
+    size_t n = nsm_nbv_bytes(v->rcnt[r], v->rsize);
+    if (n && n <= v->T)
+        nsm_unpack_as(nsm_nbv_at(o->recvbuf, v->rdsp[r], o->rext), (int)v->rcnt[r], o->rtype, v->rdense, from, n, s->comm);
+}
+/* my node's blocks as their senders arrive (next_peer: node ranks), the others once released (then
+ * next_peer passes node_size), and Ialltoallv's point-to-point halves */
+static int a2a_complete(nodeshm_nb_t *nb)
+{
+    nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    const nsm_state_t *s = v->o.s;
+    const unsigned members = (unsigned)s->node_size;
+    for (; nb->next_peer < members; nb->next_peer++) {
+        if (!nodeshm_nb_arrived(nb, (int)nb->next_peer)) return 0;
+        a2a_take(v, nb, s->node_members[nb->next_peer]);
+    }
+    if (nb->next_peer == members) {
+        if (!nsm_nb_released(nb)) return 0;
+        for (int r = 0; r < s->size; r++)
+            if (s->node_of[r] != s->my_node) a2a_take(v, nb, r);
+        nb->next_peer++;
+    }
+    return nsm_nbv_p2p_done(v);
+}
+
+/* ---------------------------------------------------------------- the steps */
+
+int nsm_nbv_nodes_steps(nsm_nbv_t *v, int id)
+{
+    nodeshm_nb_t *nb = &v->o.nb;
+    const nsm_state_t *s = v->o.s;
+    if (id == NSM_OP_IALLGATHERV) { /* the stage offsets: blocks in stage index order */
+        size_t *soff = v->soff;
+        soff[0] = 0;
+        for (int r = 0; r < s->size; r++) soff[s->stage_index[r] + 1] = nsm_nbv_bytes(v->cnt[r], v->rsize);
+        for (int i = 0; i < s->size; i++) soff[i + 1] += soff[i];
+        nb->complete = allgatherv_complete; /* nonblocking_v.c's publish: my block into the stage */
+        nb->remote_start = allgatherv_start;
+        return s->node_rank == 0 || v->o.bytes != 0; /* the leader's call writes the other nodes' blocks */
+    }
+    /* Ialltoall(v): nonblocking_a2a.c's publish (the row, into the stage; Ialltoallv's votes) */
+    nb->complete = a2a_complete;
+    nb->remote_start = id == NSM_OP_IALLTOALL ? alltoall_start : alltoallv_start;
+    nb->remote_test = a2a_leaders_test;
+    return 1;
+}
