@@ -62,12 +62,28 @@ static int a2a_pair_blocks(const nsm_state_t *s, int k, int *send_at, int *recv_
     return k == s->my_node ? 0 : s->node_size * s->node_count[k];
 }
 
-/* `n` blocks `stride` apart of which the first `moved` bytes travel: one datatype (committed). */
-static MPI_Datatype a2a_blocks_type(int n, size_t stride, size_t moved)
+/* `n` blocks `stride` apart of which the first len[b] bytes of block b travel: one datatype
+ * (committed; a vector when all carry the same), or MPI_DATATYPE_NULL when none carries any. */
+static MPI_Datatype a2a_blocks_type(int n, size_t stride, const int *len)
 {
-    MPI_Datatype t;
-    if (moved == stride) PMPI_Type_contiguous(n * (int)stride, MPI_BYTE, &t);
-    else PMPI_Type_vector(n, (int)moved, (int)stride, MPI_BYTE, &t);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int same = 1, some = 0;
+    for (int b = 0; b < n; b++) {
+        same &= len[b] == len[0];
+        some += len[b] > 0;
+    }
+    if (!some) return t;
+    if (same && (size_t)len[0] == stride) {
+        PMPI_Type_contiguous(n * (int)stride, MPI_BYTE, &t);
+    } else if (same) {
+        PMPI_Type_vector(n, len[0], (int)stride, MPI_BYTE, &t);
+    } else { /* the blocks that carry bytes, at their place */
+        int *v = nsm_ints(2 * (size_t)some, "MPI_Alltoallv"), *at = v + some, k = 0;
+        for (int b = 0; b < n; b++)
+            if (len[b]) v[k] = len[b], at[k++] = b * (int)stride;
+        PMPI_Type_indexed(some, v, at, MPI_BYTE, &t);
+        free(v);
+    }
     PMPI_Type_commit(&t);
     return t;
 }
@@ -87,12 +103,12 @@ static void a2a_leaders(nsm_state_t *s, size_t stride)
     PMPI_Type_free(&block);
 }
 
-/* Alltoallv's leaders (alltoallv_pairs.c): the blocks to node k carry moved[k] bytes each, those
- * from node k moved[n_nodes + k]; the two leaders of a pair computed the same value alone (its
- * largest matrix block, from the senders' and from the receivers' counts), so a pair with 0
- * sends nothing and each pair moves only its own largest block's bytes.  One message each way
- * per pair with something to move, receives posted first. */
-void nsm_a2a_leaders_pairs(nsm_state_t *s, size_t stride, const uint64_t *moved)
+/* Alltoallv's leaders (alltoallv_pairs.c): block b of the stage's send half carries send_len[b]
+ * bytes, block b of its receive half recv_len[b]; the two leaders of a node pair know the same
+ * lengths (from the senders' and from the receivers' counts), so each pair's message holds only
+ * its blocks' bytes, and a pair with none sends nothing.  One message each way per pair, receives
+ * posted first. */
+void nsm_a2a_leaders_pairs(nsm_state_t *s, size_t stride, const int *send_len, const int *recv_len)
 {
     const int n = s->n_nodes;
     MPI_Request stack[16], *req = 2 * n <= 16 ? stack : nsm_requests(2 * n, "MPI_Alltoallv");
@@ -105,9 +121,10 @@ void nsm_a2a_leaders_pairs(nsm_state_t *s, size_t stride, const uint64_t *moved)
     for (int dir = 0; dir < 2; dir++) /* receives, then sends */
         for (int k = 0; k < n; k++) {
             int send_at, recv_at, blocks = a2a_pair_blocks(s, k, &send_at, &recv_at);
-            size_t m = moved[dir ? k : n + k];
-            if (!blocks || !m) continue;
-            MPI_Datatype t = types[ntypes++] = a2a_blocks_type(blocks, stride, m);
+            const int *len = dir ? send_len + send_at : recv_len + (recv_at - s->node_size * s->size);
+            MPI_Datatype t = blocks ? a2a_blocks_type(blocks, stride, len) : MPI_DATATYPE_NULL;
+            if (t == MPI_DATATYPE_NULL) continue;
+            types[ntypes++] = t;
             char *at = s->area.cur.stage + (size_t)(dir ? send_at : recv_at) * stride;
             if (dir) PMPI_Isend(at, 1, t, k, NSM_A2AV_LEADERS_TAG, s->leaders, &req[nreq++]);
             else PMPI_Irecv(at, 1, t, k, NSM_A2AV_LEADERS_TAG, s->leaders, &req[nreq++]);

@@ -20,11 +20,12 @@
  * Between nodes (issue 16) no round between nodes precedes the data either:
  * the matrix is the leaders' stage (alltoall.c's layout); the blocks between nodes that fit T
  * travel in it through the leaders, the larger ones point to point.  For a node pair (A, B) the
- * largest matrix block from A's ranks to B's is known to A's leader from its members' send
+ * bytes of each matrix block from A's ranks to B's are known to A's leader from its members' send
  * counts and to B's leader from its members' receive counts, which the members publish in the
- * result area before they arrive (per node: largest matrix block to it, and from it).  So
- * each pair of leaders agrees on how many bytes of every block to move without talking, and a
- * pair of nodes with no matrix block exchanges nothing (nsm_a2a_leaders_pairs).  It replaced a
+ * result area before they arrive (per rank of another node: the bytes of the matrix block to it,
+ * and from it).  So each pair of leaders agrees on what its message holds without talking: only
+ * the blocks' bytes (an indexed datatype over the stage; a vector when all are alike), nothing
+ * where a pair of nodes has no matrix block (nsm_a2a_leaders_pairs).  It replaced a
  * vote (every rank's largest block, a PMPI_Allreduce of the leaders, then all blocks at the
  * largest size or the whole call to the MPI library): a network round trip before the data
  * that the libraries' own alltoallv never pays, and max-block bytes for every pair of a sparse
@@ -48,7 +49,7 @@ size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s)
      * fits the matrix (nsm_a2av_stride), and between nodes the members' lines must fit the
      * result area */
     if (!s || s->p2p_tag < 0) return 0;
-    if (s->n_nodes > 1 && (size_t)s->max_node_size * nsm_a2av_meta_bytes(s->n_nodes) > s->area.banks.result_bytes)
+    if (s->n_nodes > 1 && (size_t)s->max_node_size * nsm_a2av_meta_bytes(s->size) > s->area.banks.result_bytes)
         return 0;
     return nsm_a2av_stride(s);
 }
@@ -93,43 +94,45 @@ static inline unsigned long long pair_bytes(const nsm_vec_t *v, const pair_sides
     return n ? (unsigned long long)n * (unsigned)side(p, r)->size : 0;
 }
 
-/* Between nodes, before my arrive flag: for my leader, per node k my largest matrix block to k
- * and my largest from k (nsm_a2av_meta_bytes). */
-static void publish_largest(const nsm_state_t *s, size_t T, const nsm_vec_t *sv, const pair_sides_t *ss,
-                            const nsm_vec_t *rv, const pair_sides_t *rs)
+/* Between nodes, before my arrive flag: for my leader, the bytes of my matrix blocks to and from
+ * each rank of another node (nsm_a2av_meta_bytes), by stage index. */
+static void publish_blocks(const nsm_state_t *s, size_t T, const nsm_vec_t *sv, const pair_sides_t *ss,
+                           const nsm_vec_t *rv, const pair_sides_t *rs)
 {
-    const int n = s->n_nodes;
-    uint64_t *mine = (uint64_t *)(s->area.cur.result + (size_t)s->node_rank * nsm_a2av_meta_bytes(n));
-    for (int k = 0; k < 2 * n; k++) mine[k] = 0;
+    int *out = (int *)(s->area.cur.result + (size_t)s->node_rank * nsm_a2av_meta_bytes(s->size)), *in = out + s->size;
     for (int r = 0; r < s->size; r++) {
-        const int k = s->node_of[r];
-        if (k == s->my_node) continue;
-        const unsigned long long out = pair_bytes(sv, ss, r), in = pair_bytes(rv, rs, r);
-        if (out <= T && out > mine[k]) mine[k] = out;
-        if (in <= T && in > mine[n + k]) mine[n + k] = in;
+        const int x = s->stage_index[r];
+        if (s->node_of[r] == s->my_node) {
+            out[x] = in[x] = 0;
+            continue;
+        }
+        const unsigned long long o = pair_bytes(sv, ss, r), i = pair_bytes(rv, rs, r);
+        out[x] = o <= T ? (int)o : 0;
+        in[x] = i <= T ? (int)i : 0;
     }
 }
 
-/* The leader, between nodes: once its node has arrived, each node pair's largest matrix block
- * from what the members published, the leaders' exchange, the release. */
+/* The leader, between nodes: once its node has arrived, the bytes of every block of the stage
+ * from what the members published (in the stage's layout, alltoall.c), the leaders' exchange,
+ * the release. */
 static void leader_step(nsm_state_t *s, size_t T, uint64_t seq)
 {
     nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-    const int n = s->n_nodes;
-    const size_t line = nsm_a2av_meta_bytes(n);
-    uint64_t stack[64], *moved = 2 * n <= 64 ? stack : malloc(sizeof(uint64_t) * 2 * (size_t)n);
-    if (!moved) {
-        fprintf(stderr, "nodeshm_mpi: MPI_Alltoallv: out of memory for %d nodes\n", n);
-        nodeshm_abort_job(1);
-    }
-    for (int k = 0; k < 2 * n; k++) moved[k] = 0;
+    const size_t line = nsm_a2av_meta_bytes(s->size), half = (size_t)s->node_size * (size_t)s->size;
+    int stack[128], *send_len = 2 * half <= 128 ? stack : nsm_ints(2 * half, "MPI_Alltoallv"), *recv_len = send_len + half;
     for (int i = 0; i < s->node_size; i++) {
-        const uint64_t *theirs = (const uint64_t *)(s->area.cur.result + (size_t)i * line);
-        for (int k = 0; k < 2 * n; k++)
-            if (theirs[k] > moved[k]) moved[k] = theirs[k];
+        const int *out = (const int *)(s->area.cur.result + (size_t)i * line), *in = out + s->size;
+        for (int k = 0; k < s->n_nodes; k++) {
+            const int first = s->node_first[k], count = s->node_count[k];
+            for (int m = 0; m < count; m++) {
+                /* my member i to member m of node k; member m of node k to my member i */
+                send_len[s->node_size * first + i * count + m] = out[first + m];
+                recv_len[first * s->node_size + m * s->node_size + i] = in[first + m];
+            }
+        }
     }
-    nsm_a2a_leaders_pairs(s, T, moved);
-    if (moved != stack) free(moved);
+    nsm_a2a_leaders_pairs(s, T, send_len, recv_len);
+    if (send_len != stack) free(send_len);
     nodeshm_flags_release(&s->area.flags, seq);
 }
 
@@ -240,7 +243,7 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
                         ps->dense, comm);
         }
     }
-    if (nodes) publish_largest(s, T, &sv, &ss, &rv, &rs);
+    if (nodes) publish_blocks(s, T, &sv, &ss, &rv, &rs);
     nodeshm_flags_arrive(&s->area.flags, seq);
     if (nodes && s->node_rank == 0) leader_step(s, T, seq);
     /* the matrix blocks: my node's as their senders arrive, then (between nodes) the others' once

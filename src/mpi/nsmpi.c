@@ -113,7 +113,7 @@ static size_t nsm_size_buffers(nsm_state_t *s, const size_t *max, int node_size)
     NSM_NEED(result, max[NSM_OP_REDUCE_SCATTER]);
     NSM_NEED(slot, max[NSM_OP_REDUCE_SCATTER]);
     if (max[NSM_OP_ALLTOALLV] && s->n_nodes > 1)
-        NSM_NEED(result, (size_t)s->max_node_size * nsm_a2av_meta_bytes(s->n_nodes));
+        NSM_NEED(result, (size_t)s->max_node_size * nsm_a2av_meta_bytes(s->size));
 #undef NSM_NEED
     return nodeshm_banks_layout(&s->area.banks, result, slot, node_size,
                                 stage < nsm_cfg.stage_max ? stage : nsm_cfg.stage_max);

@@ -282,19 +282,29 @@ size_t nsm_alltoallw_pairs_stride(const nsm_state_t *s, int in_place); /* the sa
 /* sendbuf MPI_IN_PLACE (alltoallv only): sv is ignored, rv both ways. */
 int nsm_alltoallv_pairs(nsm_state_t *s, size_t stride, const void *sendbuf, nsm_vec_t sv, MPI_Datatype sendtype,
                         void *recvbuf, nsm_vec_t rv, MPI_Datatype recvtype, MPI_Comm comm, const char *call);
-/* Alltoallv between nodes: what each member publishes in the result area for its leader, per node
- * k its largest matrix block to k, then per node k its largest from k (uint64_t each): its bytes
- * there, whole cache lines. */
-static inline size_t nsm_a2av_meta_bytes(int n_nodes)
+/* Alltoallv between nodes: what each member publishes in the result area for its leader, the bytes
+ * of its matrix blocks to each rank of another node, then from each (int each, by stage index; 0
+ * elsewhere): their bytes there, whole cache lines. */
+static inline size_t nsm_a2av_meta_bytes(int size)
 {
-    size_t b = 2 * (size_t)n_nodes * sizeof(uint64_t);
+    size_t b = 2 * (size_t)size * sizeof(int);
     return (b + NODESHM_FLAG_LINE - 1) / NODESHM_FLAG_LINE * NODESHM_FLAG_LINE;
 }
-/* The leaders' exchange of alltoallv between nodes (alltoall.c): the blocks of the stage for node
- * k carry moved[k] bytes each, those from node k moved[n_nodes + k]; the same value at both ends
- * of a pair.  On the leaders communicator, this tag. */
+/* The leaders' exchange of alltoallv between nodes (alltoall.c): block b of the stage's send half
+ * carries send_len[b] bytes, block b of its receive half recv_len[b] (counted from the half's
+ * start); the same at both ends of a node pair.  On the leaders communicator, this tag. */
 #define NSM_A2AV_LEADERS_TAG 16
-void nsm_a2a_leaders_pairs(nsm_state_t *s, size_t stride, const uint64_t *moved);
+void nsm_a2a_leaders_pairs(nsm_state_t *s, size_t stride, const int *send_len, const int *recv_len);
+/* n ints (ends the job when there is no memory). */
+static inline int *nsm_ints(size_t n, const char *call)
+{
+    int *v = malloc(sizeof(int) * (n ? n : 1));
+    if (!v) {
+        fprintf(stderr, "nodeshm_mpi: %s: out of memory for %zu ints\n", call, n);
+        nodeshm_abort_job(1);
+    }
+    return v;
+}
 
 /* The plain entries under internal names (hidden aliases, each next to its entry): the large-count
  * entries (bigcount.c) call the same code without going through the dynamic linker again, so
