@@ -109,10 +109,11 @@
  * code in alternating runs (A B B A), medians of same-run ratios to the library; load 3-6 on 2
  * cores (the lead reruns these on a quiet machine).  2 hosts x 2: MPICH uniform 1.22-2.5x to
  * 32 KiB (before 0.68-1.38x), sparse 0.71x at 8-128 B (before 0.42x), 1.02-1.32x at 256 B-32 KiB
- * (before 0.55-0.74x); Open MPI, two runs apart: uniform 1.86-2.2x to 8 KiB, 0.96x at 16-32 KiB,
- * sparse 1.26-1.38x to 16 KiB, 0.72x at 32 KiB (before 0.75-0.82x, 0.40x) in one; in the other
- * (both builds ~26 us a call) uniform 1.1-1.7x to 8 KiB, 0.54-0.58x at 16-32 KiB, sparse
- * 0.66-0.72x (before 0.70-0.80x).  2 hosts x 4: MPICH uniform 1.16-2.2x to 2 KiB, 0.63-0.92x at
+ * (before 0.55-0.74x); Open MPI, 3 runs: in 2 uniform 1.8-2.2x to 8 KiB, 0.91-0.97x at
+ * 16-32 KiB, sparse 1.15-1.38x to 16 KiB, 0.63-0.72x at 32 KiB (before 0.75-1.08x, 0.48-0.63x,
+ * 0.40-0.61x, 0.24-0.33x; nodeshm's time 0.23-0.60 of before's); in one (a slow phase: both
+ * builds ~26 us a call) uniform 1.1-1.7x to 8 KiB, 0.54-0.58x at 16-32 KiB, sparse 0.66-0.72x
+ * (before 1.0-1.4x, 0.77-0.82x, 0.70-0.80x).  2 hosts x 4: MPICH uniform 1.16-2.2x to 2 KiB, 0.63-0.92x at
  * 4-8 KiB, 0.90-1.21x at 16-32 KiB, sparse 1.05-1.23x at 8-16 B and 256 B-1 KiB, 0.73-0.75x at
  * 32-128 B, 0.48-0.95x from 2 KiB (before: everywhere 0.34-1.56x, nodeshm's time 0.39-0.95 of
  * before's); Open MPI uniform 3.1-4.6x to 2 KiB, 1.2-1.9x at 4-32 KiB, sparse 1.74-2.06x to
