@@ -6,7 +6,6 @@
  * Needs the settings of tests/mpi_stats.cmake: every op's MAX 4k, MIN 16 (gatherv, scatterv,
  * allgatherv 0), NODESHM_MPI_DISABLE=allgatherv.  NODESHM_PES_PER_NODE (pseudo-nodes) is read
  * here too: gatherv and scatterv then span nodes. */
-#include "mpi_check.h" /* on_one_node */
 
 #include <mpi.h>
 #include <nodeshm.h>
@@ -20,9 +19,9 @@ static const char *const op_name[NOPS] = {"barrier", "bcast", "gather", "gatherv
                                           "allgather", "allgatherv", "reduce", "allreduce",
                                           "reduce_scatter_block", "alltoall", "alltoallv"};
 /* the outcomes the report counts (its columns) */
-enum { ACCEL, EMPTY, DISABLED, BELOW_MIN, ABOVE_MAX, OPR, INTER, ALONE, NODES, VOTE, NOUT };
+enum { ACCEL, EMPTY, DISABLED, BELOW_MIN, ABOVE_MAX, OPR, INTER, ALONE, NODES, NOUT };
 static const char *const out_name[NOUT] = {"accelerated", "empty", "disabled", "below_min", "above_max",
-                                           "reduce_op", "inter", "alone", "nodes", "vote"};
+                                           "reduce_op", "inter", "alone", "nodes"};
 static long expect_calls[NOPS][NOUT], expect_bytes[NOPS];
 
 /* one call of op made by this rank, with this outcome and these bytes (stats.c's definition) */
@@ -147,16 +146,14 @@ int main(int argc, char **argv)
         MPI_Allgatherv(a, SMALL, MPI_DOUBLE, b, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
         expect(ALLGATHERV, DISABLED, SMALL * D);
     }
-    /* alltoallv between nodes: a block above the stride is voted out, the next call skips the
-     * vote (both "vote"), then a call that fits is accelerated again.  On one node there is no
-     * vote: blocks above the stride go point to point and every call is accelerated. */
-    const int pairs = on_one_node(MPI_COMM_WORLD);
+    /* alltoallv: blocks above the stride go point to point, on one node and between nodes:
+     * every call is accelerated */
     for (int r = 0; r < size; r++) counts[r] = BIG, displs[r] = BIG * r;
     MPI_Alltoallv(a, counts, displs, MPI_DOUBLE, b, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
-    expect(ALLTOALLV, pairs ? ACCEL : VOTE, BIG * D * size);
+    expect(ALLTOALLV, ACCEL, BIG * D * size);
     for (int r = 0; r < size; r++) counts[r] = 2, displs[r] = 2 * r;
     MPI_Alltoallv(a, counts, displs, MPI_DOUBLE, b, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
-    expect(ALLTOALLV, pairs ? ACCEL : VOTE, 2 * D * size);
+    expect(ALLTOALLV, ACCEL, 2 * D * size);
     MPI_Alltoallv(a, counts, displs, MPI_DOUBLE, b, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
     expect(ALLTOALLV, ACCEL, 2 * D * size);
     /* a communicator of one rank */

@@ -1,6 +1,6 @@
 # NODESHM_MPI_STATS (src/mpi/stats.c): tests/mpi_stats.c makes a known number of calls per op and
-# per outcome (accelerated, empty, below MIN, above MAX, a user-defined op, disabled, the
-# alltoallv vote, a size-1 communicator, an intercommunicator, the _c entries under MPICH) and
+# per outcome (accelerated, empty, below MIN, above MAX, a user-defined op, disabled, alltoallv
+# blocks above the stride (accelerated: point to point), a size-1 communicator, an intercommunicator, the _c entries under MPICH) and
 # tests/mpi_stats.py compares every counter of the report with them (tests/mpi_stats.sh), on
 # stderr, as text and CSV files, on one node and in pseudo-nodes (gatherv, scatterv: "nodes").
 # A file NODESHM_MPI_STATS cannot be written ends the job at MPI_Init with a message.

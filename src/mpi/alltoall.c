@@ -13,16 +13,13 @@
  *
  * Alltoall: T is the block's packed size, agreed by all ranks (signatures match).
  *
- * Alltoallv on one node goes pair by pair, without any agreement (alltoallv_pairs.c).  Between
- * nodes no rank knows the others' counts, so the path cannot be chosen from the arguments
- * alone.  The first flag round carries the agreement instead: T is the configured threshold
- * (NODESHM_MPI_ALLTOALLV_MAX, the same on all ranks) capped by what fits the matrix
- * (nsm_a2av_stride); every rank writes its blocks into the
- * matrix if its own largest block fits T, and publishes that largest block (its "vote") in the
- * result area before it raises its arrive flag.  The leaders PMPI_Allreduce(MAX) their node's maximum, the
- * leader posts the decision next to the votes before its release, and the between-node exchange
- * moves only that many bytes of each T-strided block (a resized datatype).  A pair's byte count
- * is known to both its ends, so whatever counts ranks pass, every rank takes the same path.
+ * Alltoallv goes pair by pair (alltoallv_pairs.c), on one node and between nodes, without any
+ * agreement round: a pair's byte count is known to both its ends (MPI's matching rule), so each
+ * block takes the matrix when it fits the stride T (NODESHM_MPI_ALLTOALLV_MAX capped by what fits
+ * the matrix, nsm_a2av_stride: the same on all ranks), else point to point.  Between nodes each
+ * pair of leaders moves, for every block of its node pair, the bytes of that pair's largest
+ * matrix block, which both leaders computed alone from what their members published
+ * (nsm_a2a_leaders_pairs).
  *
  * Defaults (NODESHM_MPI_ALLTOALL_MAX, _ALLTOALLV_MAX 4 KiB), bench/mpi_osu.c on 2 cores shared with
  * other jobs (load 15-22): MPICH's own alltoall(v) takes 30-100 us there at any size, nodeshm
@@ -32,6 +29,7 @@
 #include "mpi/nsmpi.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +53,42 @@ const char *nsm_a2a_recv_ptr(const nsm_state_t *s, const char *area, size_t stri
                    (size_t)s->stage_index[r] * (size_t)s->node_size + (size_t)s->node_rank) * stride;
 }
 
+/* The leaders' blocks of the node pair (my node, k): how many blocks and where they start, in
+ * blocks: in the stage's send half, and in its receive half (nsm_a2a_recv_half); none with my own
+ * node. */
+static int a2a_pair_blocks(const nsm_state_t *s, int k, int *send_at, int *recv_at)
+{
+    *send_at = s->node_size * s->node_first[k];
+    *recv_at = s->node_first[k] * s->node_size;
+    return k == s->my_node ? 0 : s->node_size * s->node_count[k];
+}
+
+/* `n` blocks `stride` apart of which the first len[b] bytes of block b travel: one datatype
+ * (committed; a vector when all carry the same), or MPI_DATATYPE_NULL when none carries any. */
+static MPI_Datatype a2a_blocks_type(int n, size_t stride, const int *len)
+{
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int same = 1, some = 0;
+    for (int b = 0; b < n; b++) {
+        same &= len[b] == len[0];
+        some += len[b] > 0;
+    }
+    if (!some) return t;
+    if (same && (size_t)len[0] == stride) {
+        PMPI_Type_contiguous(n * (int)stride, MPI_BYTE, &t);
+    } else if (same) {
+        PMPI_Type_vector(n, len[0], (int)stride, MPI_BYTE, &t);
+    } else { /* the blocks that carry bytes, at their place */
+        int *v = nsm_ints(2 * (size_t)some, "MPI_Alltoallv"), *at = v + some, k = 0;
+        for (int b = 0; b < n; b++)
+            if (len[b]) v[k] = len[b], at[k++] = b * (int)stride;
+        PMPI_Type_indexed(some, v, at, MPI_BYTE, &t);
+        free(v);
+    }
+    PMPI_Type_commit(&t);
+    return t;
+}
+
 MPI_Datatype nsm_a2a_block_type(size_t stride, size_t moved)
 {
     MPI_Datatype block;
@@ -73,23 +107,15 @@ MPI_Datatype nsm_a2a_block_type(size_t stride, size_t moved)
 void nsm_a2a_leaders_counts(const nsm_state_t *s, int *v)
 {
     int n = s->n_nodes, *sc = v, *sd = v + n, *rc = v + 2 * n, *rd = v + 3 * n;
-    for (int k = 0; k < n; k++) {
-        int pair = k == s->my_node ? 0 : s->node_size * s->node_count[k];
-        sc[k] = rc[k] = pair;
-        sd[k] = s->node_size * s->node_first[k];
-        rd[k] = s->node_first[k] * s->node_size;
-    }
+    for (int k = 0; k < n; k++) sc[k] = rc[k] = a2a_pair_blocks(s, k, &sd[k], &rd[k]);
 }
 
-/* Leaders: the exchange, waited for here. */
-static void a2a_leaders(nsm_state_t *s, size_t stride, size_t moved)
+/* Leaders (alltoall: every block is full): one PMPI_Alltoallv of the stage's send half for other
+ * nodes into its receive half, waited for here. */
+static void a2a_leaders(nsm_state_t *s, size_t stride)
 {
-    int n = s->n_nodes, *v = malloc(sizeof(int) * 4 * (size_t)n);
-    if (!v) {
-        fprintf(stderr, "nodeshm_mpi: MPI_Alltoall(v): out of memory for %d nodes' counts\n", n);
-        nodeshm_abort_job(1);
-    }
-    MPI_Datatype block = nsm_a2a_block_type(stride, moved);
+    int n = s->n_nodes, *v = nsm_ints(4 * (size_t)n, "MPI_Alltoall");
+    MPI_Datatype block = nsm_a2a_block_type(stride, stride);
     nsm_a2a_leaders_counts(s, v);
     PMPI_Alltoallv(s->area.cur.stage, v, v + n, block, nsm_a2a_recv_half(s, s->area.cur.stage, stride), v + 2 * n,
                    v + 3 * n, block, s->leaders);
@@ -102,6 +128,39 @@ int nsm_a2a_fits(const nsm_state_t *s, size_t stride)
     const nodeshm_banks_t *b = &s->area.banks;
     if (s->n_nodes == 1) return (size_t)s->size * (size_t)s->size * stride <= (size_t)s->node_size * b->slot_bytes;
     return 2 * (size_t)s->max_node_size * (size_t)s->size * stride <= b->stage_bytes;
+}
+
+/* Alltoallv's leaders (alltoallv_pairs.c): block b of the stage's send half carries send_len[b]
+ * bytes, block b of its receive half recv_len[b]; the two leaders of a node pair know the same
+ * lengths (from the senders' and from the receivers' counts), so each pair's message holds only
+ * its blocks' bytes, and a pair with none sends nothing.  One message each way per pair, receives
+ * posted first. */
+void nsm_a2a_leaders_pairs(nsm_state_t *s, size_t stride, const int *send_len, const int *recv_len)
+{
+    const int n = s->n_nodes;
+    MPI_Request stack[16], *req = 2 * n <= 16 ? stack : nsm_requests(2 * n, "MPI_Alltoallv");
+    MPI_Datatype tstack[16], *types = 2 * n <= 16 ? tstack : malloc(sizeof(MPI_Datatype) * 2 * (size_t)n);
+    if (!types) {
+        fprintf(stderr, "nodeshm_mpi: MPI_Alltoallv: out of memory for %d nodes' datatypes\n", n);
+        nodeshm_abort_job(1);
+    }
+    char *recv_half = nsm_a2a_recv_half(s, s->area.cur.stage, stride);
+    int nreq = 0, ntypes = 0;
+    for (int dir = 0; dir < 2; dir++) /* receives, then sends */
+        for (int k = 0; k < n; k++) {
+            int send_at, recv_at, blocks = a2a_pair_blocks(s, k, &send_at, &recv_at);
+            const int *len = dir ? send_len + send_at : recv_len + recv_at;
+            MPI_Datatype t = blocks ? a2a_blocks_type(blocks, stride, len) : MPI_DATATYPE_NULL;
+            if (t == MPI_DATATYPE_NULL) continue;
+            types[ntypes++] = t;
+            char *at = dir ? s->area.cur.stage + (size_t)send_at * stride : recv_half + (size_t)recv_at * stride;
+            if (dir) PMPI_Isend(at, 1, t, k, NSM_A2AV_LEADERS_TAG, s->leaders, &req[nreq++]);
+            else PMPI_Irecv(at, 1, t, k, NSM_A2AV_LEADERS_TAG, s->leaders, &req[nreq++]);
+        }
+    PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < ntypes; i++) PMPI_Type_free(&types[i]);
+    if (req != stack) free(req);
+    if (types != tstack) free(types);
 }
 
 /* The matrix of this communicator for blocks of `stride` bytes, or NULL if it does not fit: in
@@ -173,7 +232,7 @@ NSM_BODY int accelerated_Alltoall(const void *sendbuf, int sendcount, MPI_Dataty
     if (s->n_nodes > 1) {
         if (s->node_rank == 0) {
             nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-            a2a_leaders(s, T, T);
+            a2a_leaders(s, T);
             nodeshm_flags_release(&s->area.flags, seq);
         }
         /* blocks from my own node first, while the leader talks to the other nodes */
@@ -201,126 +260,20 @@ NSM_BODY int accelerated_Alltoall(const void *sendbuf, int sendcount, MPI_Dataty
     return MPI_SUCCESS;
 }
 
-/* Votes and the leader's decision (alltoallv): one line each in the result area. */
-#define A2AV_VOTE(s, i) ((uint64_t *)((s)->area.cur.result + (size_t)(i) * NODESHM_FLAG_LINE))
-
-/* A vote that ends in the MPI library costs a flag round the MPI library alone would not pay
- * (0.83-0.90x just above the threshold, both MPIs, 2-8 ranks).  Programs repeat their exchanges,
- * so after a too-big vote the next calls go straight to the MPI library without voting: 1 after
- * the first, doubling per consecutive too-big vote up to A2AV_SKIP_MAX; a vote that fits resets
- * it.  Falling back is always correct, and every rank counts alike. */
-#define A2AV_SKIP_MAX 16
-
-/* The body: MPI_SUCCESS, or NSM_HANDED_OVER when the call is the MPI library's (its caller makes
- * it: PMPI_Alltoallv, or PMPI_Alltoallv_c from bigcount.c).  veto: this rank cannot run it (a
- * large-count call whose counts or displacements do not fit an int): it votes "too big" without
- * reading the arrays, so that every rank hands the call over together. */
-int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                       void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                       MPI_Comm comm, int veto)
-{
-    nsm_state_t *const looked = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
-    const size_t pairs_stride = veto ? 0 : nsm_alltoallv_pairs_stride(looked, sendbuf == MPI_IN_PLACE);
-    if (pairs_stride) /* one node: no vote (alltoallv_pairs.c) */
-        return nsm_alltoallv_pairs(looked, pairs_stride, sendbuf, (nsm_vec_t){sendcounts, sdispls, 0, NULL},
-                                   sendtype, recvbuf, (nsm_vec_t){recvcounts, rdispls, 0, NULL}, recvtype, comm,
-                                   "MPI_Alltoallv");
-    const size_t T = looked ? nsm_a2av_stride(looked) : 0;
-    nsm_state_t *s = T ? looked : NULL;
-    char *area = s ? a2a_area(s, T) : NULL;
-    if (area && (size_t)(s->max_node_size + 1) * NODESHM_FLAG_LINE > s->area.banks.result_bytes) area = NULL;
-    /* agreed by all ranks: the configuration and the communicator; counts and datatypes enter
-     * only through the votes */
-    int skipped = 0;
-    if (area && s->a2av_skip > 0) {
-        s->a2av_skip--;
-        area = NULL;
-        skipped = 1;
-    }
-    if (!area) {
-        NSM_HAND(NSM_OP_ALLTOALLV, comm, looked, 1, -1, skipped ? NSM_WHY_VOTE : NSM_WHY_STAGE);
-        return NSM_HANDED_OVER;
-    }
-    const int in_place = sendbuf == MPI_IN_PLACE;
-    const void *sbuf = in_place ? recvbuf : sendbuf;
-    const int *scounts = in_place ? recvcounts : sendcounts, *sdisp = in_place ? rdispls : sdispls;
-    MPI_Datatype stype = in_place ? recvtype : sendtype;
-    int ssize = 0, rsize = 0, sdense = 0, rdense = 0;
-    MPI_Aint lb, sext = 0, rext = 0;
-    int usable = !veto && stype != MPI_DATATYPE_NULL && recvtype != MPI_DATATYPE_NULL &&
-                 PMPI_Type_size(stype, &ssize) == MPI_SUCCESS && PMPI_Type_size(recvtype, &rsize) == MPI_SUCCESS;
-    if (usable) {
-        PMPI_Type_get_extent(stype, &lb, &sext);
-        PMPI_Type_get_extent(recvtype, &lb, &rext);
-        sdense = nsm_is_dense(stype);
-        rdense = nsm_is_dense(recvtype);
-    }
-
-    /* my vote: my largest block either way; anything unusable votes "too big" */
-    uint64_t mine = usable ? 0 : (uint64_t)T + 1;
-    for (int r = 0; usable && r < s->size; r++) {
-        long long sb = (long long)scounts[r] * ssize, rb = (long long)recvcounts[r] * rsize;
-        if (scounts[r] < 0 || recvcounts[r] < 0) sb = (long long)T + 1;
-        if ((uint64_t)sb > mine) mine = (uint64_t)sb;
-        if ((uint64_t)rb > mine) mine = (uint64_t)rb;
-    }
-
-    const int self_direct = !in_place && sdense && rdense; /* my own block goes straight across */
-    uint64_t seq = nodeshm_area_begin(&s->area, NODESHM_NEED_ANY); /* counted once the vote fits */
-    area = a2a_area(s, T);
-    if (mine <= T)
-        for (int r = 0; r < s->size; r++)
-            if (r != s->rank || !self_direct)
-                nsm_pack_as(area + nsm_a2a_send_block(s, r) * T, (size_t)scounts[r] * (size_t)ssize,
-                         (const char *)sbuf + (size_t)sdisp[r] * (size_t)sext, scounts[r], stype, sdense, comm);
-    *A2AV_VOTE(s, s->node_rank) = mine;
-    nodeshm_flags_arrive(&s->area.flags, seq);
-
-    uint64_t most = 0;
-    if (s->n_nodes == 1 || s->node_rank == 0) {
-        nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-        for (int i = 0; i < s->node_size; i++)
-            if (*A2AV_VOTE(s, i) > most) most = *A2AV_VOTE(s, i);
-    }
-    if (s->n_nodes > 1) {
-        if (s->node_rank == 0) {
-            PMPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MAX, s->leaders);
-            if (most && most <= T) a2a_leaders(s, T, most);
-            *A2AV_VOTE(s, s->node_size) = most;
-            nodeshm_flags_release(&s->area.flags, seq);
-        } else {
-            nodeshm_flags_wait_release(&s->area.flags, seq);
-            most = *A2AV_VOTE(s, s->node_size);
-        }
-    }
-    if (most > T) { /* someone's block is too big: all ranks see it and go to the MPI library */
-        s->a2av_backoff = s->a2av_backoff ? 2 * s->a2av_backoff : 1;
-        if (s->a2av_backoff > A2AV_SKIP_MAX) s->a2av_backoff = A2AV_SKIP_MAX;
-        s->a2av_skip = s->a2av_backoff;
-        nsm_count_voted_out(NSM_OP_ALLTOALLV);
-        NSM_WHY(veto ? NSM_WHY_LARGE : NSM_WHY_VOTE);
-        nodeshm_flags_done(&s->area.flags, seq);
-        return NSM_HANDED_OVER;
-    }
-    nsm_count_accelerated(NSM_OP_ALLTOALLV);
-    for (int r = 0; r < s->size; r++)
-        nsm_unpack_as((char *)recvbuf + (size_t)rdispls[r] * (size_t)rext, recvcounts[r], recvtype, rdense,
-                   r == s->rank && self_direct ? (const char *)sbuf + (size_t)sdisp[r] * (size_t)sext
-                                               : nsm_a2a_recv_ptr(s, area, T, r),
-                   (size_t)recvcounts[r] * (size_t)rsize, comm);
-    s->a2av_backoff = 0;
-    nodeshm_flags_done(&s->area.flags, seq);
-    return MPI_SUCCESS;
-}
-
+/* Alltoallv: pair by pair on one node and between nodes (alltoallv_pairs.c), where the matrix
+ * and a tag exist; else the MPI library's (agreed: the configuration and the communicator). */
 static inline int accelerated_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rc = nsm_alltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                                comm, 0);
-    if (rc != NSM_HANDED_OVER) return rc;
-    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    nsm_state_t *s = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
+    const size_t T = nsm_alltoallv_pairs_stride(s);
+    if (!T) {
+        NSM_HAND(NSM_OP_ALLTOALLV, comm, s, nsm_op_max(NSM_OP_ALLTOALLV) != 0, -1, NSM_WHY_STAGE);
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    }
+    return nsm_alltoallv_pairs(s, T, sendbuf, (nsm_vec_t){sendcounts, sdispls, 0, NULL}, sendtype, recvbuf,
+                               (nsm_vec_t){recvcounts, rdispls, 0, NULL}, recvtype, comm, "MPI_Alltoallv");
 }
 
 NSM_STATS_TWIN(Alltoall, NSM_OP_ALLTOALL,

@@ -1,13 +1,14 @@
-/* libnodeshm_mpi: MPI_Alltoallv on one node, pair by pair.
+/* libnodeshm_mpi: MPI_Alltoallv pair by pair, on one node and between nodes (and MPI_Alltoallw on
+ * one node).
  *
- * Why: the vote path (alltoall.c) makes every rank wait for every other twice per call (the
- * vote, then the pull), because no rank knows the others' counts.  Applications call
+ * Why: a vote (every rank's largest block, then the pull) makes every rank wait for every other
+ * twice per call, as nodeshm's first alltoallv did.  Applications call
  * alltoallv with few partners per rank and arrive at different times: LAMMPS' PPPM remap (4
  * ranks, `kspace_modify collective yes`) spent 2-3x longer in nodeshm's alltoallv than in
  * Open MPI's, whose pairwise exchange waits only for partners, and the whole run was 1.17x
  * slower preloaded; bench/mpi_osu's alltoallv_sparse with 0-2 ms of imbalance was 0.70x.
  *
- * On one node no vote is needed: the byte count of a pair is known to both its ends (MPI's
+ * No vote is needed: the byte count of a pair is known to both its ends (MPI's
  * matching rule), so each end decides alone, and alike, how the pair's block travels -- through
  * the sender's row of the matrix (alltoall.c's layout, stride T) when it fits T, else as a
  * PMPI_Isend/PMPI_Irecv pair on nsm_p2p with the communicator's tag (as gatherv does).  A rank
@@ -16,8 +17,24 @@
  * that writes into it first waits until the readers of the call n_banks calls back are done
  * (nsm_begin), normally long since.
  *
+ * Between nodes (issue 16) no round between nodes precedes the data either:
+ * the matrix is the leaders' stage (alltoall.c's layout); the blocks between nodes that fit T
+ * travel in it through the leaders, the larger ones point to point.  For a node pair (A, B) the
+ * bytes of each matrix block from A's ranks to B's are known to A's leader from its members' send
+ * counts and to B's leader from its members' receive counts, which the members publish in the
+ * result area before they arrive (per rank of another node: the bytes of the matrix block to it,
+ * and from it).  So each pair of leaders agrees on what its message holds without talking: only
+ * the blocks' bytes (an indexed datatype over the stage; a vector when all are alike), nothing
+ * where a pair of nodes has no matrix block (nsm_a2a_leaders_pairs).  It replaced a
+ * vote (every rank's largest block, a PMPI_Allreduce of the leaders, then all blocks at the
+ * largest size or the whole call to the MPI library): a network round trip before the data
+ * that the libraries' own alltoallv never pays, and max-block bytes for every pair of a sparse
+ * exchange.
+ *
  * Counts and displacements come as int (MPI_Alltoallv) or MPI_Count/MPI_Aint (MPI_Alltoallv_c:
- * no conversion, so a count above INT_MAX needs no vote either: its block is above T). */
+ * no conversion, so a count above INT_MAX needs no agreement either: its block is above T, point
+ * to point).  In place (alltoallv), a block sent point to point is copied aside first: its
+ * receive may overwrite it. */
 #include "mpi/nsmpi.h"
 
 #include <limits.h>
@@ -26,11 +43,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s, int in_place)
+size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s)
 {
-    /* agreed on every rank: the configuration, the communicator and MPI_IN_PLACE (all or none);
-     * the stride is capped by what fits the matrix (nsm_a2av_stride) */
-    if (!s || in_place || s->n_nodes != 1 || s->p2p_tag < 0) return 0;
+    /* agreed on every rank: the configuration and the communicator; the stride is capped by what
+     * fits the matrix (nsm_a2av_stride), and between nodes the members' lines must fit the
+     * result area */
+    if (!s || s->p2p_tag < 0) return 0;
+    if (s->n_nodes > 1 && (size_t)s->max_node_size * nsm_a2av_meta_bytes(s->size) > s->area.banks.result_bytes)
+        return 0;
     return nsm_a2av_stride(s);
 }
 
@@ -67,13 +87,64 @@ static int side_of(MPI_Datatype t, pair_side_t *out)
     return 1;
 }
 
+/* Bytes of the block of the pair with rank r on one side (0: no elements, no side looked up). */
+static inline unsigned long long pair_bytes(const nsm_vec_t *v, const pair_sides_t *p, int r)
+{
+    long long n = nsm_vec_count(v, r);
+    return n ? (unsigned long long)n * (unsigned)side(p, r)->size : 0;
+}
+
+/* Between nodes, before my arrive flag: for my leader, the bytes of my matrix blocks to and from
+ * each rank of another node (nsm_a2av_meta_bytes), by stage index. */
+static void publish_blocks(const nsm_state_t *s, size_t T, const nsm_vec_t *sv, const pair_sides_t *ss,
+                           const nsm_vec_t *rv, const pair_sides_t *rs)
+{
+    int *out = (int *)(s->area.cur.result + (size_t)s->node_rank * nsm_a2av_meta_bytes(s->size)), *in = out + s->size;
+    for (int r = 0; r < s->size; r++) {
+        const int x = s->stage_index[r];
+        if (s->node_of[r] == s->my_node) {
+            out[x] = in[x] = 0;
+            continue;
+        }
+        const unsigned long long o = pair_bytes(sv, ss, r), i = pair_bytes(rv, rs, r);
+        out[x] = o <= T ? (int)o : 0;
+        in[x] = i <= T ? (int)i : 0;
+    }
+}
+
+/* The leader, between nodes: once its node has arrived, the bytes of every block of the stage
+ * from what the members published (in the stage's layout, alltoall.c), the leaders' exchange,
+ * the release. */
+static void leader_step(nsm_state_t *s, size_t T, uint64_t seq)
+{
+    nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
+    const size_t line = nsm_a2av_meta_bytes(s->size), half = (size_t)s->node_size * (size_t)s->size;
+    int stack[128], *send_len = 2 * half <= 128 ? stack : nsm_ints(2 * half, "MPI_Alltoallv"), *recv_len = send_len + half;
+    for (int i = 0; i < s->node_size; i++) {
+        const int *out = (const int *)(s->area.cur.result + (size_t)i * line), *in = out + s->size;
+        for (int k = 0; k < s->n_nodes; k++) {
+            const int first = s->node_first[k], count = s->node_count[k];
+            for (int m = 0; m < count; m++) {
+                /* my member i to member m of node k; member m of node k to my member i */
+                send_len[s->node_size * first + i * count + m] = out[first + m];
+                recv_len[first * s->node_size + m * s->node_size + i] = in[first + m];
+            }
+        }
+    }
+    nsm_a2a_leaders_pairs(s, T, send_len, recv_len);
+    if (send_len != stack) free(send_len);
+    nodeshm_flags_release(&s->area.flags, seq);
+}
+
 int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t sv, MPI_Datatype sendtype,
                         void *recvbuf, nsm_vec_t rv, MPI_Datatype recvtype, MPI_Comm comm, const char *call)
 {
-    /* alltoallw (a datatype per pair) counts as its own op */
-    const int id = sv.types ? NSM_OP_ALLTOALLW : NSM_OP_ALLTOALLV;
+    /* alltoallw (a datatype per pair) counts as its own op; in place (alltoallv only) the
+     * receive side goes both ways */
+    const int id = sv.types ? NSM_OP_ALLTOALLW : NSM_OP_ALLTOALLV, in_place = sendbuf == MPI_IN_PLACE;
+    if (in_place) sendbuf = recvbuf, sv = rv, sendtype = recvtype;
     pair_sides_t ss = {{sendtype, 0, 0, 1}, NULL}, rs = {{recvtype, 0, 0, 1}, NULL};
-    MPI_Aint lb;
+    MPI_Aint lb, tlb = 0, text = 0;
     if (!sv.types) {
         if (sendtype == MPI_DATATYPE_NULL || recvtype == MPI_DATATYPE_NULL ||
             PMPI_Type_size(sendtype, &ss.one.size) != MPI_SUCCESS ||
@@ -83,7 +154,10 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
         PMPI_Type_get_extent(recvtype, &lb, &rs.one.unit);
         ss.one.dense = nsm_is_dense(sendtype);
         rs.one.dense = nsm_is_dense(recvtype);
+        if (in_place) PMPI_Type_get_true_extent(recvtype, &tlb, &text);
     }
+    if (!sv.counts || !sv.displs || !rv.counts || !rv.displs)
+        return nsm_bad_arg(comm, call, "counts or displacements (NULL)", 0);
     /* one allocation: alltoallw's sides (2 per rank), then the point-to-point requests */
     const size_t nsides = sv.types ? 2 * (size_t)s->size : 0;
     max_align_t stack[48]; /* 768 bytes: alltoallv's requests up to 48 ranks, alltoallw's up to 12 */
@@ -108,65 +182,97 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
         return rc;
     }
     const pair_side_t *ps, *pr;
-    /* my own block goes straight across when both sides are memcpy-able */
-    const int me = s->rank;
-    const int self_direct = nsm_vec_count(&sv, me) && nsm_vec_count(&rv, me) && side(&ss, me)->dense &&
-                            side(&rs, me)->dense;
+    /* my own block: in place it stays where it is; straight across when both sides are
+     * memcpy-able; else through the matrix or point to point like any other */
+    const int me = s->rank, nodes = s->n_nodes > 1;
+    const int self_direct = !in_place && nsm_vec_count(&sv, me) && nsm_vec_count(&rv, me) &&
+                            side(&ss, me)->dense && side(&rs, me)->dense;
+    const int self_kept = in_place || self_direct;
 #define SEND_AT(r) ((const char *)sendbuf + nsm_vec_displ(&sv, r) * (long long)side(&ss, r)->unit)
 #define RECV_AT(r) ((char *)recvbuf + nsm_vec_displ(&rv, r) * (long long)side(&rs, r)->unit)
+/* in place: the bytes a block spans from its true lower bound, and its room aside (aligned) */
+#define SPAN(r) ((size_t)((nsm_vec_count(&sv, r) - 1) * ss.one.unit + text))
+#define ROOM(r) ((SPAN(r) + 15) & ~(size_t)15)
 
-    /* a rank that writes no matrix block overwrites nothing a slower reader may still need */
-    int writes = 0;
-    for (int r = 0; r < s->size && !writes; r++) {
-        long long n = nsm_vec_count(&sv, r);
-        if (!n) continue;
-        unsigned long long bytes = (unsigned long long)n * (unsigned)side(&ss, r)->size;
-        writes = bytes && bytes <= T && !(r == me && self_direct);
+    /* a rank that writes no matrix block overwrites nothing a slower reader may still need;
+     * between nodes every rank publishes its largest blocks for its leader */
+    int writes = nodes;
+    size_t aside_bytes = 0;
+    for (int r = 0; r < s->size; r++) {
+        unsigned long long bytes = pair_bytes(&sv, &ss, r);
+        if (!bytes || (r == me && self_kept)) continue;
+        if (bytes <= T) writes = 1;
+        else if (in_place) aside_bytes += ROOM(r);
     }
+    /* in place, the blocks sent point to point, copied aside before their receives are posted */
+    char *aside = aside_bytes ? malloc(aside_bytes) : NULL;
+    if (aside_bytes && !aside) {
+        fprintf(stderr, "nodeshm_mpi: %s: out of memory for %zu bytes sent in place\n", call, aside_bytes);
+        nodeshm_abort_job(1);
+    }
+    size_t at = 0;
+    for (int r = 0; aside && r < s->size; r++)
+        if (!(r == me && self_kept) && pair_bytes(&sv, &ss, r) > T) {
+            memcpy(aside + at, SEND_AT(r) + tlb, SPAN(r));
+            at += ROOM(r);
+        }
     uint64_t seq = writes ? nsm_begin(s, id) : nsm_begin_reader(s, id);
-    char *area = s->area.cur.slots; /* the current bank's matrix (the stride fits it: nsm_a2av_stride) */
+    /* the current bank's matrix (the stride fits it: nsm_a2av_stride) */
+    char *area = nodes ? s->area.cur.stage : s->area.cur.slots;
     /* blocks above T travel by themselves while the matrix is filled and read */
     int nreq = 0;
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
-        long long n = nsm_vec_count(&rv, r);
-        if (!n) continue;
-        pr = side(&rs, r);
-        if ((unsigned long long)n * (unsigned)pr->size > T)
-            rc = nsm_p2p_start(0, RECV_AT(r), n, pr->type, s->p2p_rank[r], s->p2p_tag, &req[nreq++]);
+        const unsigned long long bytes = pair_bytes(&rv, &rs, r);
+        if (bytes > T && !(r == me && in_place))
+            rc = nsm_p2p_start(0, RECV_AT(r), nsm_vec_count(&rv, r), side(&rs, r)->type, s->p2p_rank[r], s->p2p_tag,
+                               &req[nreq++]);
     }
+    at = 0;
     for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
-        long long n = nsm_vec_count(&sv, r);
-        if (!n) continue;
+        const unsigned long long bytes = pair_bytes(&sv, &ss, r);
+        if (!bytes || (r == me && (in_place || (self_direct && bytes <= T)))) continue;
+        const long long n = nsm_vec_count(&sv, r);
         ps = side(&ss, r);
-        unsigned long long bytes = (unsigned long long)n * (unsigned)ps->size;
-        if (!bytes) continue;
-        if (bytes > T)
+        if (bytes > T && aside) {
+            rc = nsm_p2p_start(1, aside + at - tlb, n, ps->type, s->p2p_rank[r], s->p2p_tag, &req[nreq++]);
+            at += ROOM(r);
+        } else if (bytes > T) {
             rc = nsm_p2p_start(1, (void *)SEND_AT(r), n, ps->type, s->p2p_rank[r], s->p2p_tag, &req[nreq++]);
-        else if (!(r == me && self_direct))
-            nsm_pack_as(area + nsm_a2a_send_block(s, r) * T, (size_t)bytes, SEND_AT(r), (int)n, ps->type, ps->dense,
-                        comm);
-    }
-    nodeshm_flags_arrive(&s->area.flags, seq);
-    for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++) {
-        long long n = nsm_vec_count(&rv, r);
-        if (!n) continue;
-        pr = side(&rs, r);
-        unsigned long long bytes = (unsigned long long)n * (unsigned)pr->size;
-        if (!bytes || bytes > T) continue;
-        if (r == me && self_direct) {
-            memcpy(RECV_AT(r), SEND_AT(r), (size_t)bytes); /* my own block, straight across */
-            continue;
+        } else {
+            nsm_pack_as(area + nsm_a2a_send_block(s, r) * T, (size_t)bytes, SEND_AT(r), (int)n, ps->type,
+                        ps->dense, comm);
         }
-        nodeshm_flags_wait_arrive(&s->area.flags, s->stage_index[r], seq);
-        nsm_unpack_as(RECV_AT(r), (int)n, pr->type, pr->dense, nsm_a2a_recv_ptr(s, area, T, r), (size_t)bytes, comm);
+    }
+    if (nodes) publish_blocks(s, T, &sv, &ss, &rv, &rs);
+    nodeshm_flags_arrive(&s->area.flags, seq);
+    if (nodes && s->node_rank == 0) leader_step(s, T, seq);
+    /* the matrix blocks: my node's as their senders arrive, then (between nodes) the others' once
+     * my leader has released the node */
+    for (int remote = 0; remote <= nodes && rc == MPI_SUCCESS; remote++) {
+        if (remote && s->node_rank != 0) nodeshm_flags_wait_release(&s->area.flags, seq);
+        for (int r = 0; r < s->size; r++) {
+            const unsigned long long bytes = pair_bytes(&rv, &rs, r);
+            if (!bytes || bytes > T || (s->node_of[r] != s->my_node) != remote || (r == me && in_place)) continue;
+            pr = side(&rs, r);
+            if (r == me && self_direct) {
+                memcpy(RECV_AT(r), SEND_AT(r), (size_t)bytes); /* my own block, straight across */
+                continue;
+            }
+            if (!remote) nodeshm_flags_wait_arrive(&s->area.flags, s->stage_index[r] - s->node_first[s->my_node], seq);
+            nsm_unpack_as(RECV_AT(r), (int)nsm_vec_count(&rv, r), pr->type, pr->dense,
+                          nsm_a2a_recv_ptr(s, area, T, r), (size_t)bytes, comm);
+        }
     }
     if (nreq) {
         int wrc = PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
         if (rc == MPI_SUCCESS) rc = wrc;
     }
+    free(aside);
     if (mem != (void *)stack) free(mem);
     nodeshm_flags_done(&s->area.flags, seq);
     return rc;
 #undef SEND_AT
 #undef RECV_AT
+#undef SPAN
+#undef ROOM
 }

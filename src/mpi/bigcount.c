@@ -17,11 +17,12 @@
  *    MPI_IN_PLACE) is passed as 0, and one of an empty datatype as INT_MAX: the body does the same
  *    with them as with the real value;
  *  - displacements beyond an int are rebased (buffer + the smallest displacement).
- * What remains: a rank of MPI_Alltoallv_c whose counts or displacements still do not fit votes
- * "too big" (nsm_alltoallv_body), so all ranks hand the call over together; Gatherv_c, Scatterv_c
- * and Allgatherv_c have no such vote, so where other ranks may be on the shared-memory path
- * (one node for the first two) such a call ends the job with a message naming it and the value,
- * rather than waiting forever (NODESHM_MPI_DISABLE=<op> leaves the op to the MPI library). */
+ * MPI_Alltoallv_c and MPI_Alltoallw_c take their wide arrays as they are (alltoallv_pairs.c: a
+ * block beyond an int goes point to point).  What remains: Gatherv_c, Scatterv_c and
+ * Allgatherv_c whose counts or displacements do not fit an int: where other ranks may be on the
+ * shared-memory path (one node for the first two) such a call ends the job with a message naming
+ * it and the value, rather than waiting forever (NODESHM_MPI_DISABLE=<op> leaves the op to the
+ * MPI library). */
 #include "mpi/nsmpi.h"
 #include "nsm_bigcount_config.h" /* NSM_IF_C_<Name>(...): the code, where mpi.h has MPI_<Name>_c */
 
@@ -360,40 +361,27 @@ NSM_IF_C_Alltoallv(
 int MPI_Alltoallv_c(const void *sb, const MPI_Count scs[], const MPI_Aint sds[], MPI_Datatype st,
                     void *rb, const MPI_Count rcs[], const MPI_Aint rds[], MPI_Datatype rt, MPI_Comm comm)
 {
-    nsb_arrays_t a = {.mem = NULL};
-    int bad, why = NSB_OK, rc;
-    if (!nsb_size_intra(comm, &a.n) || !rcs || !rds)
-        NSM_RETURN_COUNTED(NSM_OP_ALLTOALLV, nsb_why(NSM_OP_ALLTOALLV, comm), 0,
-                           PMPI_Alltoallv_c(sb, scs, sds, st, rb, rcs, rds, rt, comm));
-    int *sc = NULL, *sd = NULL, *rc_ = nsb_array(&a, 2, "MPI_Alltoallv_c"), *rd = nsb_array(&a, 3, "MPI_Alltoallv_c");
-    const void *sbase = sb, *rbase = rb;
-    if (sb != MPI_IN_PLACE && scs && sds) {
-        sc = nsb_array(&a, 0, "MPI_Alltoallv_c");
-        sd = nsb_array(&a, 1, "MPI_Alltoallv_c");
-        why = nsb_vector(scs, sds, a.n, st, &sbase, sc, sd, &bad);
-    }
-    if (why == NSB_OK) why = nsb_vector(rcs, rds, a.n, rt, &rbase, rc_, rd, &bad);
+    /* the wide arrays as they are (alltoallv_pairs.c), no conversion: a block beyond an int is
+     * above the stride, point to point, on one node and between nodes */
     nsm_call_t call;
     const int counting = NSM_STATS_ON; /* the body may switch it on (settings read late) */
     if (counting) nsm_stats_enter(&call);
-    nsm_state_t *pairs = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
-    const size_t pairs_stride = nsm_alltoallv_pairs_stride(pairs, sb == MPI_IN_PLACE);
-    if (pairs_stride) { /* one node: the counts as they are, no vote (alltoallv_pairs.c) */
-        if (!scs || !sds) return nsm_bad_arg(comm, "MPI_Alltoallv_c", "sendcounts or sdispls (NULL)", 0);
-        rc = nsm_alltoallv_pairs(pairs, pairs_stride, sb, (nsm_vec_t){scs, sds, 1, NULL}, st, rb,
-                                 (nsm_vec_t){rcs, rds, 1, NULL}, rt, comm, "MPI_Alltoallv_c");
+    nsm_state_t *s = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
+    const size_t T = nsm_alltoallv_pairs_stride(s);
+    int rc;
+    if (T) {
+        rc = nsm_alltoallv_pairs(s, T, sb, (nsm_vec_t){scs, sds, 1, NULL}, st, rb, (nsm_vec_t){rcs, rds, 1, NULL}, rt,
+                                 comm, "MPI_Alltoallv_c");
     } else {
-        /* a rank that cannot run the body still votes, "too big", so all hand the call over */
-        rc = nsm_alltoallv_body(sbase, sc, sd, st, (void *)rbase, rc_, rd, rt, comm, why != NSB_OK);
-        if (rc == NSM_HANDED_OVER) rc = PMPI_Alltoallv_c(sb, scs, sds, st, rb, rcs, rds, rt, comm);
+        NSM_HAND(NSM_OP_ALLTOALLV, comm, s, nsm_op_max(NSM_OP_ALLTOALLV) != 0, -1, NSM_WHY_STAGE);
+        rc = PMPI_Alltoallv_c(sb, scs, sds, st, rb, rcs, rds, rt, comm);
     }
     if (counting) {
         MPI_Count n = 0;
         const MPI_Count *counts = sb == MPI_IN_PLACE ? rcs : scs;
-        for (int r = 0; counts && r < a.n; r++) n += counts[r] > 0 ? counts[r] : 0;
+        for (int r = 0; counts && r < nsm_stat_ranks(comm); r++) n += counts[r] > 0 ? counts[r] : 0;
         nsm_stats_leave(&call, NSM_OP_ALLTOALLV, nsm_stat_bytes(n, sb == MPI_IN_PLACE ? rt : st), rc);
     }
-    free(a.mem);
     return rc;
 })
 

@@ -38,11 +38,7 @@ static const char *const nsm_op_names[NSM_OP_COUNT] = {
 long nodeshm_mpi_accelerated(void)
 {
     long n = 0;
-    /* as before per-op counts existed: alltoallv calls whose vote ran here count too (tests tell
-     * by them whether a call went through the interposer's vote) */
-    for (int i = 0; i < NSM_OP_COUNT; i++)
-        n += __atomic_load_n(&nsm_stats[i].accelerated, __ATOMIC_RELAXED) +
-             __atomic_load_n(&nsm_stats[i].voted_out, __ATOMIC_RELAXED);
+    for (int i = 0; i < NSM_OP_COUNT; i++) n += __atomic_load_n(&nsm_stats[i].accelerated, __ATOMIC_RELAXED);
     return n;
 }
 
@@ -101,7 +97,8 @@ static size_t nsm_size_buffers(nsm_state_t *s, const size_t *max, int node_size)
     NSM_NEED(result, max[NSM_OP_REDUCE_SCATTER_BLOCK]);
     NSM_NEED(slot, max[NSM_OP_REDUCE_SCATTER_BLOCK]);
     /* alltoall(v): a size x size matrix of blocks (slots on one node, capped like the stage),
-     * or the leaders' stage holding what the node sends and receives; alltoallv's votes */
+     * or the leaders' stage holding what the node sends and receives; between nodes what
+     * alltoallv's members publish for their leader */
     if (s->n_nodes == 1) NSM_NEED(slot, nsm_a2a_bytes(s, (size_t)s->size * max[NSM_OP_ALLTOALL]));
     else NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * max[NSM_OP_ALLTOALL]);
     if (s->n_nodes == 1) NSM_NEED(slot, nsm_a2a_bytes(s, (size_t)s->size * max[NSM_OP_ALLTOALLV]));
@@ -115,7 +112,8 @@ static size_t nsm_size_buffers(nsm_state_t *s, const size_t *max, int node_size)
     if (s->n_nodes > 1) NSM_NEED(result, max[NSM_OP_EXSCAN]);
     NSM_NEED(result, max[NSM_OP_REDUCE_SCATTER]);
     NSM_NEED(slot, max[NSM_OP_REDUCE_SCATTER]);
-    if (max[NSM_OP_ALLTOALLV]) NSM_NEED(result, ((size_t)s->max_node_size + 1) * NODESHM_FLAG_LINE);
+    if (max[NSM_OP_ALLTOALLV] && s->n_nodes > 1)
+        NSM_NEED(result, (size_t)s->max_node_size * nsm_a2av_meta_bytes(s->size));
     /* non-blocking between nodes, in the stage (nonblocking_nodes_v.c): iallgatherv every block,
      * ialltoall(v) the matrix as alltoall's, ialltoallv's votes; the other non-blocking ops there
      * use what their blocking forms size */

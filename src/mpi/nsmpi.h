@@ -55,10 +55,6 @@ typedef struct nsm_state {
     /* Their lower bounds here: a set NODESHM_MPI_<OP>_MIN, or the default of its shape
      * (NSM_OP_MINS, nsm_op_min_at); the same on every rank. */
     size_t min[NSM_OP_COUNT];
-    /* alltoallv: calls still to hand straight to the MPI library since the last vote found a
-     * block too big, and how many the next too-big vote skips (alltoall.c; the same on every
-     * rank, as every rank saw the same votes) */
-    int a2av_skip, a2av_backoff;
     /* Non-blocking collectives outstanding here, in posting order (nonblocking.c); a blocking
      * one on this communicator first completes them (nsm_get_state drains the lane). */
     nodeshm_nb_lane_t nb;
@@ -133,7 +129,6 @@ static inline void nsm_node_barrier_all(nsm_state_t *s)
     X(ALONE, "alone", "no node peer (size 1, or one rank per node)")                               \
     X(NODES, "nodes", "spans nodes (one-node ops; scans: a node's ranks not consecutive)")         \
     X(SETUP, "setup", "non-blocking op before any blocking one on the communicator (setup blocks)") \
-    X(VOTE, "vote", "alltoallv: a block above the stride (voted out, or skipped after that)")      \
     X(LARGE, "large_count", "MPI-4 _c call whose counts do not fit an int")                        \
     X(FORTRAN, "fortran", "Fortran call before MPI_IN_PLACE is known: the MPI's own routine")      \
     X(ARGS, "args", "invalid arguments (root): the MPI library reports them; alltoallw in place")
@@ -146,8 +141,6 @@ enum {
 
 typedef struct nsm_op_stats {
     _Alignas(NODESHM_FLAG_LINE) long accelerated; /* calls run here, whatever the entry (plain, _c, Fortran) */
-    long voted_out;                      /* alltoallv: calls whose vote ran here, then found a block
-                                          * too big and went to the MPI library */
     /* NODESHM_MPI_STATS only (stats.c): calls, bytes (as stats.c defines them), nanoseconds
      * inside (all calls, accelerated ones), and calls by outcome (NSM_WHY_*) */
     long calls, bytes, ns, ns_accel;
@@ -159,13 +152,11 @@ static inline void nsm_count_accelerated(int op)
 {
     __atomic_fetch_add(&nsm_stats[op].accelerated, 1, __ATOMIC_RELAXED);
 }
-static inline void nsm_count_voted_out(int op) { __atomic_fetch_add(&nsm_stats[op].voted_out, 1, __ATOMIC_RELAXED); }
 
 /* Starts an accelerated operation of op: counts it, returns its sequence number, once every node
  * peer is done reading the shared buffers this one reuses (nodeshm_area_begin).  need: bytes of
  * result area and of each slot it uses, the same on every rank (small ones take the ring);
- * NODESHM_NEED_ANY: not small.  nodeshm_area_begin alone: for a call that may still go to the
- * MPI library (alltoallv's vote), which counts itself once it knows. */
+ * NODESHM_NEED_ANY: not small. */
 static inline uint64_t nsm_begin_sized(nsm_state_t *s, int op, size_t need)
 {
     nsm_count_accelerated(op);
@@ -253,12 +244,13 @@ const char *nsm_a2a_recv_ptr(const nsm_state_t *s, const char *area, size_t stri
 /* The largest block stride up to `max` whose matrix fits this communicator's buffers (one node:
  * its banks' slots; several: the leaders' stage), whole cache lines where it can: agreed values only. */
 size_t nsm_a2a_stride(const nsm_state_t *s, size_t max);
+/* b bytes rounded up to whole flag lines: a member's lines of its own in the result area. */
+static inline size_t nsm_whole_lines(size_t b) { return (b + NODESHM_FLAG_LINE - 1) / NODESHM_FLAG_LINE * NODESHM_FLAG_LINE; }
 /* Ialltoallv between nodes (nonblocking_nodes_v.c): the bytes of a node member's votes in the
  * result area, 2 per node, in whole lines of its own. */
 static inline size_t nsm_a2av_votes_bytes(const nsm_state_t *s)
 {
-    size_t b = 2 * (size_t)s->n_nodes * sizeof(uint64_t);
-    return (b + NODESHM_FLAG_LINE - 1) / NODESHM_FLAG_LINE * NODESHM_FLAG_LINE;
+    return nsm_whole_lines(2 * (size_t)s->n_nodes * sizeof(uint64_t));
 }
 /* Whether the matrix for blocks of `stride` bytes fits this communicator's buffers. */
 int nsm_a2a_fits(const nsm_state_t *s, size_t stride);
@@ -307,13 +299,30 @@ static inline int nsm_p2p_start(int send, void *buf, long long count, MPI_Dataty
     return MPI_ERR_COUNT; /* no large-count entry in this MPI: a wide count cannot reach here */
 #endif
 }
-size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s, int in_place);
-size_t nsm_alltoallw_pairs_stride(const nsm_state_t *s, int in_place); /* the same for alltoallw */
+size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s);
+size_t nsm_alltoallw_pairs_stride(const nsm_state_t *s, int in_place); /* the same for alltoallw (one node) */
+/* sendbuf MPI_IN_PLACE (alltoallv only): sv is ignored, rv both ways. */
 int nsm_alltoallv_pairs(nsm_state_t *s, size_t stride, const void *sendbuf, nsm_vec_t sv, MPI_Datatype sendtype,
                         void *recvbuf, nsm_vec_t rv, MPI_Datatype recvtype, MPI_Comm comm, const char *call);
-int nsm_alltoallv_body(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                       void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                       MPI_Comm comm, int veto);
+/* Alltoallv between nodes: what each member publishes in the result area for its leader, the bytes
+ * of its matrix blocks to each rank of another node, then from each (int each, by stage index; 0
+ * elsewhere): their bytes there, whole cache lines. */
+static inline size_t nsm_a2av_meta_bytes(int size) { return nsm_whole_lines(2 * (size_t)size * sizeof(int)); }
+/* The leaders' exchange of alltoallv between nodes (alltoall.c): block b of the stage's send half
+ * carries send_len[b] bytes, block b of its receive half recv_len[b] (counted from the half's
+ * start); the same at both ends of a node pair.  On the leaders communicator, this tag. */
+#define NSM_A2AV_LEADERS_TAG 16
+void nsm_a2a_leaders_pairs(nsm_state_t *s, size_t stride, const int *send_len, const int *recv_len);
+/* n ints (ends the job when there is no memory). */
+static inline int *nsm_ints(size_t n, const char *call)
+{
+    int *v = malloc(sizeof(int) * (n ? n : 1));
+    if (!v) {
+        fprintf(stderr, "nodeshm_mpi: %s: out of memory for %zu ints\n", call, n);
+        nodeshm_abort_job(1);
+    }
+    return v;
+}
 
 /* The plain entries under internal names (hidden aliases, each next to its entry): the large-count
  * entries (bigcount.c) call the same code without going through the dynamic linker again, so

@@ -102,7 +102,28 @@
  * at 16-32 KiB), left as it is: the seed scenario's 80,000-byte gather is accelerated by default
  * at every shape by design (tests/mpi_op_windows.cmake; issue 15 has both targets).
  * Alltoallv's matrix stride is its threshold capped by what fits the matrix (nsm_a2av_stride),
- * so widening the threshold never turns small calls away. */
+ * so widening the threshold never turns small calls away.
+ * Alltoallv between nodes without the agreement round (issue 16, src/mpi/alltoallv_pairs.c),
+ * bench/mpi_osu.c rows alltoallv (uniform) and alltoallv_sparse (each rank with the ranks of its
+ * parity), 8 B-64 KiB, NODESHM_MPI_ALLTOALLV_MAX=32k in both builds, the vote (before) and this
+ * code in alternating runs (A B B A), medians of same-run ratios to the library; load 3-6 on 2
+ * cores (the lead reruns these on a quiet machine).  2 hosts x 2: MPICH uniform 1.22-2.5x to
+ * 32 KiB (before 0.68-1.38x), sparse 0.71x at 8-128 B (before 0.42x), 1.02-1.32x at 256 B-32 KiB
+ * (before 0.55-0.74x); Open MPI, 3 runs: in 2 uniform 1.8-2.2x to 8 KiB, 0.91-0.97x at
+ * 16-32 KiB, sparse 1.15-1.38x to 16 KiB, 0.63-0.72x at 32 KiB (before 0.75-1.08x, 0.48-0.63x,
+ * 0.40-0.61x, 0.24-0.33x; nodeshm's time 0.23-0.60 of before's); in one (a slow phase: both
+ * builds ~26 us a call) uniform 1.1-1.7x to 8 KiB, 0.54-0.58x at 16-32 KiB, sparse 0.66-0.72x
+ * (before 1.0-1.4x, 0.77-0.82x, 0.70-0.80x).  2 hosts x 4: MPICH uniform 1.16-2.2x to 2 KiB, 0.63-0.92x at
+ * 4-8 KiB, 0.90-1.21x at 16-32 KiB, sparse 1.05-1.23x at 8-16 B and 256 B-1 KiB, 0.73-0.75x at
+ * 32-128 B, 0.48-0.95x from 2 KiB (before: everywhere 0.34-1.56x, nodeshm's time 0.39-0.95 of
+ * before's); Open MPI uniform 3.1-4.6x to 2 KiB, 1.2-1.9x at 4-32 KiB, sparse 1.74-2.06x to
+ * 4 KiB, 0.67-0.92x at 8-32 KiB (before 1.7-2.2x, 0.44-0.82x, 1.13-1.29x, 0.44-0.63x).  Blocks
+ * above the stride (64 KiB here: point to point) 0.93-1.0x; MPICH at 2 hosts x 4 with these
+ * defaults (2 KiB; before 32 KiB): 0.92-1.01x from 4 KiB (before 0.33-1.01x), to 2 KiB uniform
+ * 1.30-2.4x (before 0.87-1.58x), sparse 0.74-1.29x (before 0.52-0.85x).  Loaded runs (12-18)
+ * ranked the two codes alike.  So the several-node strides: MPICH 32 KiB at 2 per node, 2 KiB from 3 (larger
+ * blocks point to point, at the library's pace); Open MPI 8 KiB (above it sparse exchanges
+ * lost). */
 #define NSM_K(n) ((size_t)(n) * 1024)
 #define NSM_M(n) ((size_t)(n) * 1024 * 1024)
 #define NSM_OPS(X)                                                                                 \
@@ -138,8 +159,8 @@
     X(ALLTOALL, alltoall, /* bytes per rank pair */                                                \
       NSM_PPN(NSM_K(32), NSM_K(64), NSM_K(64), NSM_K(16), NSM_K(8), NSM_K(8)),                   \
       NSM_PPN(NSM_K(8), NSM_K(64), NSM_K(64), NSM_K(8), NSM_K(8), NSM_K(8)))                       \
-    X(ALLTOALLV, alltoallv, /* largest bytes of one rank pair */                                   \
-      NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32)),                   \
+    X(ALLTOALLV, alltoallv, /* bytes of one rank pair: the matrix stride; larger go point to point */ \
+      NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(2), NSM_K(2)),                     \
       NSM_PPN(NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8)))                         \
     /* scans, reduce_scatter, alltoallw (src/mpi/scan.c, reduce_scatter.c, alltoallw.c): one node  \
      * as measured (the note below NSM_OP_MINS); between nodes off until measured (the paths      \
