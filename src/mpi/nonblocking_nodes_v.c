@@ -45,11 +45,22 @@
  *   but Ialltoallv's window is its stride: larger blocks go point to point inside the op, no size
  *   band can be left to the library, and with an 8 KiB stride at 4 per host its 16-64 KiB blocks
  *   took 0.61-1.03x (2 runs, load 15-16).
- * So the windows between nodes (NSM_OPS, rule: on up to the blocking op's window where neither run
- * lost): Open MPI iallgatherv and ialltoall to 8 KiB; ialltoallv off (0 at 2 per host: its 2 KiB
- * point; from 3: the point-to-point blocks above the stride); MPICH off (its small sizes lost
- * under this load, as igather's and iscatter's did before a quiet rerun showed them winning: the
- * windows wait for one). */
+ * Then quiet (the lead alone, load 3-6; windows widened to 64 KiB; 2 runs at 2 per host, 1 at 4;
+ * same-run ratio library / nodeshm per size):
+ *   MPICH 2 per host: iallgatherv 1.02-2.01x at every size to 64 KiB; ialltoall 1.37-1.66x but
+ *   0.88-0.90x at 64-128 B in both runs (a dip a window cannot skip), 1.02x at 64 KiB; ialltoallv
+ *   1.09-2.29x.  4 per host: iallgatherv 1.28-2.34x; ialltoall 1.38-2.63x to 16 KiB, 1.00x at
+ *   32 KiB, 0.75x at 64 KiB; ialltoallv 0.85x at 4 KiB, 0.68x at 8 KiB.
+ *   Open MPI 2 per host: iallgatherv 1.20-2.20x to 16 KiB (32 KiB 0.65/1.16x); ialltoall
+ *   1.19-2.17x to 8 KiB, 0.53-0.91x at 16-32 KiB; ialltoallv 1.45-1.55x to 4 KiB, 0.69x at
+ *   16-32 KiB.  4 per host: iallgatherv 2.3-4.4x everywhere; ialltoall 1.1-3.95x to 8 KiB, 0.82-0.91x
+ *   above; ialltoallv 1.25-3.19x to 4 KiB, 0.68-0.84x above.
+ * So the windows between nodes (NSM_OPS): iallgatherv MPICH 64 KiB, Open MPI 16 KiB at 2 per host
+ * and 64 KiB from 3; ialltoall MPICH 64 KiB at 2 per host and 32 KiB from 3, Open MPI 8 KiB.
+ * Ialltoallv stays off between nodes although it won here: its leaders' call moves each node
+ * pair's largest block, a second form of what the blocking Alltoallv's leaders now do with each
+ * block's own bytes (alltoallv_pairs.c, better for sparse calls); it is to move onto that
+ * exchange first. */
 #include "mpi/nonblocking.h"
 
 #include <limits.h>

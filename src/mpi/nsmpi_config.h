@@ -205,10 +205,10 @@
     X(ISCATTERV, iscatterv, /* bytes of one rank's block: larger ones go point to point */         \
       NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) \
     X(IALLGATHERV, iallgatherv, /* largest block */                                                \
-      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0),                                            \
-      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(8), NSM_K(8), NSM_K(8)))                       \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64)),                    \
+      NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(64), NSM_K(64)))                    \
     X(IALLTOALL, ialltoall, /* bytes per rank pair */                                              \
-      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0),                                            \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(32), NSM_K(32)),                    \
       NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(8), NSM_K(8), NSM_K(8)))                       \
     X(IALLTOALLV, ialltoallv, /* bytes of one rank pair: the matrix stride; larger go point to point */ \
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0), NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, 0, 0)) \
