@@ -236,7 +236,8 @@ int nodeshm_runtime_init(const char *call, int requested_thread_level, int *prov
     rt->heap_size = (heap + page - 1) & ~(page - 1);
     int oversubscribed = rt->topo.machine_n_pes > rt->topo.cpus_online, any_oversubscribed = 0;
     MPI_Allreduce(&oversubscribed, &any_oversubscribed, 1, MPI_INT, MPI_LOR, rt->topo.world);
-    nodeshm_wait_configure(any_oversubscribed, rt->spans_nodes);
+    /* crowded: the same value on a machine's PEs, and only a wait's style depends on it */
+    nodeshm_wait_configure(any_oversubscribed, rt->topo.machine_n_pes > 2 * rt->topo.cpus_online, rt->spans_nodes);
 
     int method;
     nodeshm_segment_probe(&rt->topo, &method);

@@ -18,6 +18,7 @@ extern unsigned nodeshm_spin_limit;    /* pause-spins before the first yield */
 extern unsigned nodeshm_polls_per_yield; /* past the spin, spanning nodes: polls per yield */
 extern int nodeshm_wait_needs_progress; /* set when the job spans nodes */
 extern int nodeshm_wait_oversubscribed;  /* more PEs on this machine than CPUs */
+extern long nodeshm_release_yield_ns;    /* a node peer's wait for its leader's release: wait.c */
 void nodeshm_wait_progress(void);
 
 static inline void nodeshm_cpu_relax(void)
@@ -66,6 +67,7 @@ static inline void nodeshm_poll_progress(void)
     if (nodeshm_wait_needs_progress) nodeshm_wait_progress();
 }
 
-void nodeshm_wait_configure(int oversubscribed, int spans_nodes);
+/* crowded: more than two PEs per CPU on this machine. */
+void nodeshm_wait_configure(int oversubscribed, int crowded, int spans_nodes);
 
 #endif

@@ -260,7 +260,7 @@ static int nsm_wait_set;
 void nsm_wait_policy(int oversubscribed)
 {
     if (!__atomic_exchange_n(&nsm_wait_set, 1, __ATOMIC_ACQ_REL))
-        nodeshm_wait_configure(oversubscribed, nodeshm_wait_needs_progress);
+        nodeshm_wait_configure(oversubscribed, 0, nodeshm_wait_needs_progress); /* no leader's release waits here */
 }
 
 void nsm_scope_node(void)

@@ -35,13 +35,34 @@ static int lagging(const nodeshm_bells_t *b, int first, int n, uint64_t value)
     return -1;
 }
 
+static long elapsed_ns(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec);
+}
+
 void nodeshm_bells_wait_ge(const nodeshm_bells_t *b, int first, int n, uint64_t value)
 {
+    nodeshm_bells_wait_ge_yielding(b, first, n, value, 0);
+}
+
+void nodeshm_bells_wait_ge_yielding(const nodeshm_bells_t *b, int first, int n, uint64_t value, long yield_ns)
+{
     nodeshm_waiter_t w = NODESHM_WAITER_INIT;
+    struct timespec yields_from;
+    int yielding = 0;
     for (int lag; (lag = lagging(b, first, n, value)) >= 0; n -= lag - first, first = lag) {
         if (w.spins < nodeshm_spin_limit) { /* the spin only: no yields (bell.h says why) */
             nodeshm_wait_step(&w);
             continue;
+        }
+        if (yield_ns > 0) { /* then yields for a while, without MPI polls (core/wait.c) */
+            if (!yielding) yielding = 1, clock_gettime(CLOCK_MONOTONIC, &yields_from);
+            if (elapsed_ns(&yields_from) < yield_ns) {
+                sched_yield();
+                continue;
+            }
         }
         nodeshm_bell_t *bell = nodeshm_bell_at(b, lag); /* sleep until this one stores */
         uint32_t rings = __atomic_load_n(&bell->rings, __ATOMIC_ACQUIRE);

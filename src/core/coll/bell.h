@@ -56,5 +56,8 @@ static inline int nodeshm_bell_reached(const nodeshm_bell_t *bell, uint64_t valu
 
 /* Waits until flags [first, first + n) of `b` are all >= value (acquire). */
 void nodeshm_bells_wait_ge(const nodeshm_bells_t *b, int first, int n, uint64_t value);
+/* The same, polling with yields (core/wait.h's steps) for up to yield_ns past the spin before it
+ * sleeps: for a wait that is usually over within a network round trip (core/wait.c). */
+void nodeshm_bells_wait_ge_yielding(const nodeshm_bells_t *b, int first, int n, uint64_t value, long yield_ns);
 
 #endif

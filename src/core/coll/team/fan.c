@@ -20,11 +20,13 @@
  * bytes its peers copy from its dest.
  *
  * The peers sleep for the release (core/coll/bell.h: the release line's arrive and reduced words
- * are a bell) instead of yielding: a peer cannot help while its leader is in MPI, and where PEs
- * outnumber cores its yields only took turns from the leaders (and Linux's EEVDF scheduler, which
- * penalizes each sched_yield, then ran the yielder late once released).  MPICH, 2 emulated hosts
- * x 2 on 2 cores, team_sync + 8 B sum_reduce, per call (medians, loaded machine): release to
- * peer awake 175 -> 19 us, leader's fan-in 334 -> 28 us, leaders' MPI part 400 -> 132 us. */
+ * are a bell) rather than yield until it comes: a peer cannot help while its leader is in MPI,
+ * and where PEs outnumber cores its yields only took turns from the leaders (and Linux's EEVDF
+ * scheduler, which penalizes each sched_yield, then ran the yielder late once released).  MPICH,
+ * 2 emulated hosts x 2 on 2 cores, team_sync + 8 B sum_reduce, per call (medians, loaded
+ * machine): release to peer awake 175 -> 19 us, leader's fan-in 334 -> 28 us, leaders' MPI part
+ * 400 -> 132 us.  But on a quiet machine the sleeper's wake-up cost more than the leaders'
+ * exchange: a peer first polls with yields for up to 50 us (core/wait.c: where and why). */
 #include "core/coll/team/team_coll.h"
 #include "core/coll/bell.h"
 
@@ -56,7 +58,7 @@ static const nodeshm_flag_line_t *peer_turn(const nodeshm_team_t *t, uint64_t e,
     nodeshm_flag_store(&a->arrive, e + 1);
     const nodeshm_flag_line_t *r = coll_line(t, 0, LINE_FAN_RELEASE);
     const nodeshm_bells_t release = {(char *)(uintptr_t)r, 1};
-    nodeshm_bells_wait_ge(&release, 0, 1, e + 2);
+    nodeshm_bells_wait_ge_yielding(&release, 0, 1, e + 2, nodeshm_release_yield_ns);
     return r;
 }
 
