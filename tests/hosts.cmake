@@ -168,3 +168,10 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   nodeshm_add_mpi_test(NAME mpi_rooted NP 9 PES_PER_NODE 2 SUFFIX _wide_leaders TIMEOUT 300
                        ARGS bcast:8 bcast:40k gather:24k scatter:24k reduce:8 ENV ${_rooted_wide_env})
 endif()
+
+# A blocking put's source is reusable when it returns, between nodes too (remote.c's bounce ring:
+# sizes in and above its largest put, more bytes than it holds)
+nodeshm_add_mpi_test(NAME put_reuse SOURCES put_reuse.c NP 2 HOSTS 2 ARGS 3 TIMEOUT 120)
+nodeshm_add_mpi_test(NAME put_reuse NP 4 HOSTS 2 ARGS 3 TIMEOUT 120)
+nodeshm_add_mpi_test(NAME put_reuse NP 4 PES_PER_NODE 2 ARGS 3 TIMEOUT 120)
+nodeshm_add_mpi_test(NAME put_reuse NP 3 PES_PER_NODE 1 ARGS 3 TIMEOUT 120)

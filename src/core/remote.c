@@ -32,6 +32,13 @@ static uint64_t win_issued[NODESHM_NSEGS], win_completed[NODESHM_NSEGS];
  * issued before one completion.  NODESHM_RMA_CHUNK_MAX lowers it so tests reach the split
  * without a 2 GiB heap. */
 static size_t chunk_max = INT_MAX;
+/* Blocking puts' bounce ring (bounce_put) */
+#define BOUNCE_BYTES ((size_t)256 << 10)
+#define BOUNCE_PUT_MAX ((size_t)16 << 10)
+static char *bounce_ring;
+static size_t bounce_used;
+static unsigned bounce_windows; /* bit s: window s has puts out of the ring */
+static pthread_mutex_t bounce_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static inline void note_issued(int seg)
 {
@@ -178,6 +185,10 @@ void nodeshm_remote_fini(void)
         MPI_Win_unlock_all(windows[s]);
         MPI_Win_free(&windows[s]);
     }
+    free(bounce_ring); /* every put out of it completed with the windows' epochs */
+    bounce_ring = NULL;
+    bounce_used = 0;
+    bounce_windows = 0;
 }
 
 MPI_Win nodeshm_remote_window(int seg)
@@ -211,6 +222,39 @@ static int contiguous(const char *call, int is_put, char *local, size_t off, siz
     return NODESHM_OK;
 }
 
+/* A blocking put of up to BOUNCE_PUT_MAX bytes goes out of a copy in a ring of this PE's, so it
+ * returns without MPI_Win_flush_local (the source is reusable at once, as OpenSHMEM wants): that
+ * flush waits for the send itself, and above MPI's inject size it was the gap to the MPI library
+ * (MPICH over OFI tcp, 2 emulated hosts x 1, quiet: putmem + quiet 38.7-39.0 us at 512 B-2 KiB
+ * against 30.0-30.5 us for MPI_Put + confirmation fetch + flush; 8-128 B 1.01x).  The ring's space
+ * is reused once MPI_Win_flush_local_all has completed every put out of it. */
+
+static int bounce_put(const char *call, const void *src, size_t n, int seg, size_t off, int pe)
+{
+    int rc = NODESHM_OK, err;
+    pthread_mutex_lock(&bounce_lock);
+    if (!bounce_ring && !(bounce_ring = malloc(BOUNCE_BYTES)))
+        rc = nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory for the puts' bounce ring (%zu bytes)",
+                            BOUNCE_BYTES);
+    if (!rc && bounce_used + n > BOUNCE_BYTES) {
+        for (int s = 0; !rc && s < NODESHM_NSEGS; s++)
+            if ((bounce_windows >> s & 1) && (err = MPI_Win_flush_local_all(windows[s])) != MPI_SUCCESS)
+                rc = mpi_failed(call, "MPI_Win_flush_local_all", err);
+        bounce_used = 0;
+        bounce_windows = 0;
+    }
+    if (!rc) {
+        char *copy = bounce_ring + bounce_used;
+        memcpy(copy, src, n);
+        if ((err = MPI_Put(copy, (int)n, MPI_BYTE, pe, (MPI_Aint)off, (int)n, MPI_BYTE, windows[seg])) != MPI_SUCCESS)
+            rc = mpi_failed(call, "MPI_Put", err);
+        bounce_used += (n + 63) & ~(size_t)63;
+        bounce_windows |= 1u << seg;
+    }
+    pthread_mutex_unlock(&bounce_lock);
+    return rc;
+}
+
 /* nbi: an nbi put or get, completed by the next quiet.  Blocking put: MPI_Win_flush_local, so
  * the source is reusable on return (the quiet's flush completes it at the target); blocking
  * get: MPI_Win_flush, the data is here.  An nbi put leaves even the local completion to the
@@ -224,7 +268,11 @@ static int transfer(const char *call, int is_put, int nbi, void *local, int seg,
     size_t local_stride = is_put ? src_stride : dst_stride;
     size_t remote_stride = is_put ? dst_stride : src_stride;
     int rc, err;
-    if (nblocks == 1) {
+    const int bounced = is_put && !nbi && nblocks == 1 && block <= BOUNCE_PUT_MAX && block <= chunk_max;
+    if (bounced) {
+        rc = bounce_put(call, local, block, seg, off, pe);
+        if (rc) return rc;
+    } else if (nblocks == 1) {
         rc = contiguous(call, is_put, local, off, block, pe, win);
         if (rc) return rc;
     } else {
@@ -239,7 +287,7 @@ static int transfer(const char *call, int is_put, int nbi, void *local, int seg,
         MPI_Type_free(&rtype);
         if (err != MPI_SUCCESS) return mpi_failed(call, is_put ? "MPI_Put" : "MPI_Get", err);
     }
-    if (!nbi) {
+    if (!nbi && !bounced) {
         err = is_put ? MPI_Win_flush_local(pe, win) : MPI_Win_flush(pe, win);
         if (err != MPI_SUCCESS)
             return mpi_failed(call, is_put ? "MPI_Win_flush_local" : "MPI_Win_flush", err);
