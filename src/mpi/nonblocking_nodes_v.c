@@ -104,28 +104,30 @@ static int allgatherv_complete(nodeshm_nb_t *nb)
 
 /* ---------------------------------------------------------------- Ialltoall, Ialltoallv */
 
-/* the leader: its node's rows are all in (nodeshm_nb_all_arrived moves next_peer, which is also
- * a2a_complete's cursor: back to the first member for it) */
-static int node_in(nodeshm_nb_t *nb)
+/* the leader: once its node's rows are all in, the leaders' counts (nsm_a2a_leaders_counts) in
+ * v->lv; NULL before (nodeshm_nb_all_arrived moves next_peer, which is also a2a_complete's cursor:
+ * back to the first member for it) */
+static int *node_in(nsm_nbv_t *v)
 {
-    if (!nodeshm_nb_all_arrived(nb)) return 0;
+    nodeshm_nb_t *nb = &v->o.nb;
+    if (!nodeshm_nb_all_arrived(nb)) return NULL;
     nb->next_peer = 0;
-    return 1;
+    nsm_a2a_leaders_counts(v->o.s, v->lv);
+    return v->lv;
 }
 
 /* Ialltoall: whole blocks, one type */
 static int alltoall_start(nodeshm_nb_t *nb)
 {
     nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    int *lv = node_in(v);
+    if (!lv) return 0;
     const nsm_state_t *s = v->o.s;
-    char *stage = nb->bufs.stage;
-    int n = s->n_nodes, *lv = v->lv;
-    if (!node_in(nb)) return 0;
-    nsm_a2a_leaders_counts(s, lv);
+    const int n = s->n_nodes;
     v->ltypes[0] = nsm_a2a_block_type(v->T, v->T);
     v->lmade = 1;
-    PMPI_Ialltoallv(stage, lv, lv + n, v->ltypes[0], nsm_a2a_recv_half(s, stage, v->T), lv + 2 * n, lv + 3 * n,
-                    v->ltypes[0], s->leaders, &v->o.lreq);
+    PMPI_Ialltoallv(nb->bufs.stage, lv, lv + n, v->ltypes[0], nsm_a2a_recv_half(s, nb->bufs.stage, v->T), lv + 2 * n,
+                    lv + 3 * n, v->ltypes[0], s->leaders, &v->o.lreq);
     return 1;
 }
 /* Ialltoallv: to and from each node k as many bytes of every block as its largest one there, from
@@ -133,11 +135,10 @@ static int alltoall_start(nodeshm_nb_t *nb)
 static int alltoallv_start(nodeshm_nb_t *nb)
 {
     nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    int *lv = node_in(v);
+    if (!lv) return 0;
     const nsm_state_t *s = v->o.s;
-    char *stage = nb->bufs.stage;
-    int n = s->n_nodes, *lv = v->lv;
-    if (!node_in(nb)) return 0;
-    nsm_a2a_leaders_counts(s, lv);
+    const int n = s->n_nodes;
     for (int j = 0; j < 2 * n; j++) { /* j < n: what goes to node j; else what comes from node j - n */
         uint64_t most = 0;
         for (int i = 0; i < s->node_size; i++)
@@ -148,8 +149,8 @@ static int alltoallv_start(nodeshm_nb_t *nb)
         *displ *= (int)v->T; /* Ialltoallw: displacements in bytes */
     }
     v->lmade = 2 * n;
-    PMPI_Ialltoallw(stage, lv, lv + n, v->ltypes, nsm_a2a_recv_half(s, stage, v->T), lv + 2 * n, lv + 3 * n,
-                    v->ltypes + n, s->leaders, &v->o.lreq);
+    PMPI_Ialltoallw(nb->bufs.stage, lv, lv + n, v->ltypes, nsm_a2a_recv_half(s, nb->bufs.stage, v->T), lv + 2 * n,
+                    lv + 3 * n, v->ltypes + n, s->leaders, &v->o.lreq);
     return 1;
 }
 static int a2a_leaders_test(nodeshm_nb_t *nb)
