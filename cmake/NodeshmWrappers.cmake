@@ -38,10 +38,13 @@ endif()
 # launcher says OpenRTE, crashes in MPI_Win_free/finalize: Debian's 4.1.4 does).
 execute_process(COMMAND "${NODESHM_MPIEXEC}" --version
   OUTPUT_VARIABLE _out ERROR_VARIABLE _out TIMEOUT 30)
+# The shared-memory BTL between a host's ranks is "vader" in Open MPI 4.x and "sm" from 5.
 if(_out MATCHES "OpenRTE")
   set(NODESHM_OMPI_OSC_EXCLUDE "^ucx,rdma")
+  set(NODESHM_OMPI_SM_BTL "vader")
 else()
   set(NODESHM_OMPI_OSC_EXCLUDE "^ucx")
+  set(NODESHM_OMPI_SM_BTL "sm")
 endif()
 if(NOT NODESHM_MPI_FLAVOR)
   if(_out MATCHES "Open MPI|OpenRTE|PRRTE|prterun")
