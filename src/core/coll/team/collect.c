@@ -54,6 +54,14 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
     if (t->n_nodes == 1) return collect_node(call, t, coll_turn_begin(t, coll_begin(t)), dest, src, nbytes);
     MPI_Comm leaders = MPI_COMM_NULL;
     if ((rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;
+    if (fixed && nbytes <= NODESHM_COLL_NODES_LIBRARY_MAX && coll_nodes_library_wins(t)) {
+        if ((rc = coll_check_sym(call, "dest", dest, (size_t)n * nbytes))) return rc;
+        char *mine = (char *)dest + (size_t)t->my_pe * nbytes;
+        if (mine != src) memmove(mine, src, nbytes);
+        if (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dest, (int)nbytes, MPI_BYTE, t->comm) != MPI_SUCCESS)
+            return nodeshm_coll_mpi_failed(call, "MPI_Allgather over the team");
+        return NODESHM_OK;
+    }
     if (coll_nodes_in_blocks(t)) { /* leaders only: fan.c */
         uint64_t e = coll_begin(t);
         (void)coll_turn_begin(t, e);

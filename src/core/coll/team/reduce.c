@@ -111,6 +111,10 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
         coll_reduce_node(t, x, dest, src, count, elem, fn, 0, t->node_n_pes - 1, NULL);
         return NODESHM_OK;
     }
+    if (t->n_nodes > 1 && nbytes <= NODESHM_REDUCE_NODES_FAN_MAX && coll_nodes_library_wins(t)) {
+        if (dest != src) memcpy(dest, src, nbytes);
+        return nodeshm_coll_allreduce_inplace(call, dest, count, elem, dtype, op, fn, t->comm);
+    }
     if (t->n_nodes > 1 && nbytes <= NODESHM_REDUCE_NODES_FAN_MAX) /* leaders only: fan.c */
         return nodeshm_coll_nodes_reduce(call, t, leaders, e, dest, src, count, elem, fn, dtype, op);
     int n = t->node_n_pes, me = t->node_my_pe;
