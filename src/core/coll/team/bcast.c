@@ -148,8 +148,7 @@ static int bcast_nodes_eager(const char *call, nodeshm_team_t *t, coll_turn_t x,
 static int bcast_nodes_by_library(const nodeshm_team_t *t, size_t nbytes)
 {
 #if defined(MPICH_VERSION)
-    if (nbytes > BCAST_LIBRARY_MAX) return 0;
-    return nbytes > BCAST_LIBRARY_SMALL || t->n_pes <= 2 * t->n_nodes; /* agreed on every PE */
+    return nbytes <= BCAST_LIBRARY_MAX && (nbytes > BCAST_LIBRARY_SMALL || coll_nodes_library_wins(t));
 #else
     (void)t, (void)nbytes;
     return 0;
