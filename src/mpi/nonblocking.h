@@ -30,6 +30,8 @@ typedef struct nsm_nb_op {
     size_t bytes;     /* the message (bcast, reductions) or one rank's block */
     void *owner;      /* persistent.c: its request's entry (then no generalized request) */
     MPI_Request lreq; /* between nodes, a leader: its call on the leaders' communicator */
+    int id;           /* the op (NSM_OP_I...), set by nsm_nb_go */
+    struct nsm_nb_op *live_prev, *live_next; /* while its generalized request lives */
 } nsm_nb_op_t;
 
 /* A new op on s with its steps, its request in *request (a rank that cannot make one ends the
@@ -119,6 +121,18 @@ int nsm_nb_empty(MPI_Request *request);
  * the op's communicator (MPI_COMM_NULL: an empty op's) (nonblocking_wait.c's MPI_Cancel). */
 extern _Thread_local int nsm_nb_cancel_hit;
 extern _Thread_local MPI_Comm nsm_nb_cancel_comm;
+/* A request MPI does not let the caller cancel or free (a collective's, MPI-4.1 6.12 and 6.13):
+ * says so naming `call` and what the request is (`what`: "a non-blocking collective's", "an
+ * MPI_Iallreduce's, a non-blocking collective"),
+ * `verb` the refused action ("cancelling"), raises MPI_ERR_REQUEST through comm's error handler
+ * (MPI_COMM_NULL: MPI_COMM_SELF's) and returns it; the request stays as it was
+ * (nonblocking_wait.c). */
+int nsm_nb_refused(const char *call, MPI_Comm comm, const char *what, const char *verb);
+/* MPI_Request_free (persistent.c's, the one interception) on a request: when it is the
+ * generalized request of a non-blocking collective of ours, alive (not yet returned complete by
+ * a Wait or Test), refused as MPI-4.1 6.12 says (erroneous: nsm_nb_refused); else
+ * NSM_HANDED_OVER: not ours. */
+int nsm_nb_request_free(MPI_Request *request);
 
 /* Each op's steps, for persistent.c (the persistent forms start the same ops): nonblocking.c
  * barrier, bcast, allreduce, reduce; nonblocking_rooted.c gather, allgather, scatter. */

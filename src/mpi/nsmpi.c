@@ -42,6 +42,8 @@ long nodeshm_mpi_accelerated(void)
     return n;
 }
 
+const char *nsm_op_id_name(int op) { return op >= 0 && op < NSM_OP_COUNT ? nsm_op_names[op] : "?"; }
+
 long nodeshm_mpi_accelerated_op(const char *op)
 {
     for (int i = 0; op && i < NSM_OP_COUNT; i++)

@@ -148,6 +148,8 @@ typedef struct nsm_op_stats {
     long why[NSM_WHY_COUNT];
 } nsm_op_stats_t;
 extern nsm_op_stats_t nsm_stats[NSM_OP_COUNT];
+/* An op's name (NSM_OP_* -> "ialltoallv": NSM_OPS' names, as NODESHM_MPI_DISABLE takes them). */
+const char *nsm_op_id_name(int op);
 /* Counts an accelerated call of op (NSM_OP_*). */
 static inline void nsm_count_accelerated(int op)
 {
