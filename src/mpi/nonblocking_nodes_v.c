@@ -69,8 +69,12 @@
  * 32-64 KiB (above the stride: point to point), sparse 0.91-1.36x to 8 KiB, 0.89-0.96x above;
  * MPICH uniform 0.97-2.32x (0.83x at 32 KiB), but sparse 0.14-0.62x at every size (two runs
  * with ours at 1-3 ms a call where the library took 60-200 us; three more runs 0.3-1.5x, the
- * blocking alltoallv_sparse, whose window is on, 0.13-1.5x in the same runs).  So between nodes Open MPI's window
- * is the blocking op's stride and MPICH's stays 0 until a quiet run says otherwise. */
+ * blocking alltoallv_sparse, whose window is on, 0.13-1.5x in the same runs; two later runs, load
+ * 7-9, NODESHM_MPI_IALLTOALLV_MAX=32k: uniform 1.11-2.61x, sparse 0.77-0.85x at 8-128 B and
+ * 1.03-1.47x from 256 B).  4 per host, one run each, load 8-9: Open MPI (8 KiB) uniform
+ * 1.37-2.61x but 0.87-0.96x at 4 KiB and 16-32 KiB, sparse 1.35-1.57x to 4 KiB, 0.66-0.95x from
+ * 8 KiB; MPICH at 2 KiB 1.05-2.38x but 0.63x at 4 KiB, sparse 0.90-1.44x.  So between nodes Open
+ * MPI's window is the blocking op's stride and MPICH's stays 0 until a quiet run says otherwise. */
 #include "mpi/nonblocking.h"
 
 #include <limits.h>
