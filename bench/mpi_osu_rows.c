@@ -252,6 +252,15 @@ static void ialltoallv(int f, bufs_t *b, int bytes, MPI_Comm comm, int ovl)
     nb_wait(f, &r, ovl);
 }
 
+/* as alltoallv_sparse: each rank with the ranks of its own parity only */
+static void run_ialltoallv_sparse(int f, bufs_t *b, int bytes, MPI_Comm comm)
+{
+    MPI_Request r;
+    for (int q = 0; q < b->size; q++) set_v(b, q, ((q ^ b->rank) & 1) ? 0 : bytes, q * bytes);
+    OSU_CALL2(f, Ialltoallv, (A2AV_ARGS(b, counts, displs), &r), (A2AV_ARGS(b, ccounts, cdispls), &r));
+    nb_wait(f, &r, 0);
+}
+
 static void run_igatherv(int f, bufs_t *b, int bytes, MPI_Comm comm) { igatherv(f, b, bytes, comm, 0); }
 static void run_iscatterv(int f, bufs_t *b, int bytes, MPI_Comm comm) { iscatterv(f, b, bytes, comm, 0); }
 static void run_iallgatherv(int f, bufs_t *b, int bytes, MPI_Comm comm) { iallgatherv(f, b, bytes, comm, 0); }
@@ -372,6 +381,7 @@ const op_desc_t osu_ops[] = {
     ROW_C(Iallgatherv, iallgatherv, 1, 1, 0, 0)
     ROW_C(Ialltoall, ialltoall, 1, 1, 0, 0)
     ROW_C(Ialltoallv, ialltoallv, 1, 1, 0, 0)
+    {"ialltoallv_sparse", run_ialltoallv_sparse, 1, 1, 0, 0, 0},
     {"ibarrier_ovl", run_ibarrier_ovl, 0, 0, 1, 0, 0},
     {"ibcast_ovl", run_ibcast_ovl, 1, 1, 1, 0, 0},
     {"iallreduce_ovl", run_iallreduce_ovl, 1, 8, 1, 0, 0},

@@ -17,9 +17,16 @@
  * tests/mpi_nonblocking.cmake) and moves something; between nodes (where some node holds two of
  * the communicator's ranks) the same for iallgatherv, ialltoall, ialltoallv, ibcast and
  * iallreduce, each of them expected there at least once, while igatherv and iscatterv are the MPI
- * library's; with --expect-none, none.
+ * library's; with --expect-none, none.  On some rounds alltoallv is sparse: most pairs exchange
+ * nothing (the leaders' exchange between nodes then carries few blocks, or none for a node pair).
  *
- *   mpi_nonblocking_v [--expect-accel | --expect-none] [--window BYTES] [--rounds N] */
+ * --ialltoallv-only: only Ialltoallv, several outstanding per communicator (the communicators
+ * started in one order on even ranks, the other on odd ones: MPI orders collectives per
+ * communicator only), counted alone: for runs at the default windows (whatever the MPI and
+ * shape: Ialltoallv never hands a call over where it runs; --window then only sizes the blocks,
+ * some of them above any default stride, point to point).
+ *
+ *   mpi_nonblocking_v [--expect-accel | --expect-none] [--window BYTES] [--rounds N] [--ialltoallv-only] */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -56,7 +63,7 @@ static const char *const op_name[NOPS] = {"igatherv", "iscatterv", "iallgatherv"
 static long want[NOPS];
 
 typedef struct call {
-    int kind, c, root, in_place, me, csize, resized;
+    int kind, c, root, in_place, me, csize, resized, sparse;
     int *buf, *ref, *send; /* buf is checked against ref over n ints */
     size_t n;
     int *counts, *displs, *rcounts, *rdispls;
@@ -79,6 +86,7 @@ static int block_of(const call_t *k, int r, int q) { return ints_of(shared(r, k-
 static int pair_of(const call_t *k, int r, int p, int q)
 {
     if (k->in_place && p > q) p ^= q, q ^= p, p ^= q;
+    if (k->sparse && shared(r, k->c, 5000 + 64 * p + q) % 5) return 0; /* 4 pairs in 5 empty */
     return ints_of(shared(r, k->c, 1000 + 64 * p + q));
 }
 static int send_of(const call_t *k, int r, int q) { return pair_of(k, r, k->me, q); }
@@ -205,6 +213,7 @@ static void post(call_t *k, int r, MPI_Comm comm, MPI_Request *req, int one_node
     case K_ALLTOALLV: { /* ints, or on some rounds ints at a stride of two (holes untouched) */
         k->rcounts = ints((size_t)csize), k->rdispls = ints((size_t)csize);
         k->resized = r % 3 == 2;
+        k->sparse = (int)(shared(r, c, 40 + (uint64_t)k->root) % 3 == 0);
 #ifdef OMPI_MAJOR_VERSION
         /* Open MPI 5.0's own MPI_Ialltoallv in place returns wrong blocks here (3 of 3 seeds at 4
          * ranks with the interposer off, NODESHM_MPI_DISABLE=all; MPICH's passes): in place only
@@ -283,9 +292,9 @@ static void check(call_t *k, int r, const char *how)
     size_t bad = k->n;
     for (size_t i = 0; i < k->n && bad == k->n; i++)
         if (k->buf[i] != k->ref[i]) bad = i;
-    CHECK(bad == k->n, "round %d comm %d: %s (root %d%s%s, %s): int %zu of %zu is %d, expected %d", r, k->c, what[k->kind],
-          k->root, k->in_place ? ", in place" : "", k->resized ? ", strided type" : "", how, bad, k->n,
-          bad < k->n ? k->buf[bad] : 0, bad < k->n ? k->ref[bad] : 0);
+    CHECK(bad == k->n, "round %d comm %d: %s (root %d%s%s%s, %s): int %zu of %zu is %d, expected %d", r, k->c,
+          what[k->kind], k->root, k->in_place ? ", in place" : "", k->resized ? ", strided type" : "",
+          k->sparse ? ", sparse" : "", how, bad, k->n, bad < k->n ? k->buf[bad] : 0, bad < k->n ? k->ref[bad] : 0);
     if (k->kind == K_SCATTERV && k->in_place) { /* the root's block: where it was, untouched */
         for (int i = 0; i < k->counts[k->me]; i++)
             CHECK(k->send[k->displs[k->me] + i] == (int)val(r, k->c, k->me, i), "round %d: iscatterv in place", r);
@@ -337,10 +346,20 @@ static void deep(MPI_Comm comm, int one_node, int active, int n_small, int n_big
     free(req), free(send), free(recv), free(cnt), free(dsp);
 }
 
+/* --ialltoallv-only: this many Ialltoallv per communicator and round */
+#define A2AV_ONLY 4
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     mpi_check_seed();
+    int only_a2av = 0;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--ialltoallv-only")) {
+            only_a2av = 1;
+            memmove(&argv[i], &argv[i + 1], sizeof(char *) * (size_t)(argc - i));
+            argc--, i--;
+        }
     if (nb_args(argc, argv, "mpi_nonblocking_v")) {
         MPI_Finalize();
         return 2;
@@ -371,19 +390,30 @@ int main(int argc, char **argv)
     MPI_Request req[NC * PER + 2];
     _Static_assert(NC * PER + 2 <= NB_COMPLETE_MAX, "complete_all takes at most NB_COMPLETE_MAX requests");
     memset(calls, 0, sizeof calls);
+    _Static_assert(NC * A2AV_ONLY <= NC * PER, "room for --ialltoallv-only's calls");
     for (int r = 0; r < rounds; r++) {
         int n = 0;
-        for (int c = 0; c < NC; c++) {
+        for (int j = 0; j < NC; j++) {
+            /* --ialltoallv-only: odd ranks start the communicators' calls in the reverse order */
+            const int c = only_a2av && wrank % 2 ? NC - 1 - j : j;
             int me, csize;
             MPI_Comm_rank(comm[c], &me);
             MPI_Comm_size(comm[c], &csize);
-            for (int k = 0; k < PER; k++, n++) {
-                calls[n] = (call_t){.kind = k, .c = c, .me = me, .csize = csize};
-                post(&calls[n], r, comm[c], &req[n], one_node[c], active[c]);
+            for (int k = 0; k < (only_a2av ? A2AV_ONLY : PER); k++, n++) {
+                /* calls[n].c keeps the communicator: one of several Ialltoallv on it gets its own
+                 * values through the round's number (r * A2AV_ONLY + k) */
+                calls[n] = (call_t){.kind = only_a2av ? K_ALLTOALLV : k, .c = c, .me = me, .csize = csize};
+                post(&calls[n], only_a2av ? r * A2AV_ONLY + k : r, comm[c], &req[n], one_node[c], active[c]);
             }
         }
         const char *how = complete_round(r, n, req);
-        for (int i = 0; i < n; i++) check(&calls[i], r, how);
+        for (int i = 0; i < n; i++) check(&calls[i], only_a2av ? r * A2AV_ONLY + i % A2AV_ONLY : r, how);
+    }
+    if (only_a2av) { /* Ialltoallv alone, counted alone */
+        if (expect_accel && active[0]) CHECK(want[K_ALLTOALLV] > 0, "ialltoallv: no call expected accelerated");
+        for (int c = 0; c < NC; c++) MPI_Comm_free(&comm[c]);
+        return nb_finish("mpi_nonblocking_v", 1, op_name + K_ALLTOALLV, before + K_ALLTOALLV, want + K_ALLTOALLV,
+                         0);
     }
 
     deep(comm[0], one_node[0], active[0], one_node[0] ? 300 : 40, 6);

@@ -17,9 +17,9 @@
  * agreement round: a pair's byte count is known to both its ends (MPI's matching rule), so each
  * block takes the matrix when it fits the stride T (NODESHM_MPI_ALLTOALLV_MAX capped by what fits
  * the matrix, nsm_a2av_stride: the same on all ranks), else point to point.  Between nodes each
- * pair of leaders moves, for every block of its node pair, the bytes of that pair's largest
- * matrix block, which both leaders computed alone from what their members published
- * (nsm_a2a_leaders_pairs).
+ * pair of leaders moves, for every block of its node pair, that block's bytes, which both
+ * leaders found alone from what their members published (nsm_a2av_leaders_post: posted here,
+ * waited for by Alltoallv's leader, tested by Ialltoallv's at each progress pass).
  *
  * Defaults (NODESHM_MPI_ALLTOALL_MAX, _ALLTOALLV_MAX 4 KiB), bench/mpi_osu.c on 2 cores shared with
  * other jobs (load 15-22): MPICH's own alltoall(v) takes 30-100 us there at any size, nodeshm
@@ -130,37 +130,41 @@ int nsm_a2a_fits(const nsm_state_t *s, size_t stride)
     return 2 * (size_t)s->max_node_size * (size_t)s->size * stride <= b->stage_bytes;
 }
 
-/* Alltoallv's leaders (alltoallv_pairs.c): block b of the stage's send half carries send_len[b]
- * bytes, block b of its receive half recv_len[b]; the two leaders of a node pair know the same
- * lengths (from the senders' and from the receivers' counts), so each pair's message holds only
- * its blocks' bytes, and a pair with none sends nothing.  One message each way per pair, receives
- * posted first. */
-void nsm_a2a_leaders_pairs(nsm_state_t *s, size_t stride, const int *send_len, const int *recv_len)
+/* Alltoallv's and Ialltoallv's leaders between nodes (nsmpi.h says what they post). */
+int nsm_a2av_leaders_post(const nsm_state_t *s, const char *result, char *stage, size_t stride, MPI_Request *req)
 {
-    const int n = s->n_nodes;
-    MPI_Request stack[16], *req = 2 * n <= 16 ? stack : nsm_requests(2 * n, "MPI_Alltoallv");
-    MPI_Datatype tstack[16], *types = 2 * n <= 16 ? tstack : malloc(sizeof(MPI_Datatype) * 2 * (size_t)n);
-    if (!types) {
-        fprintf(stderr, "nodeshm_mpi: MPI_Alltoallv: out of memory for %d nodes' datatypes\n", n);
-        nodeshm_abort_job(1);
+    /* the lengths of the stage's blocks, from the members' lines (nsm_a2av_note): member i to
+     * member m of node k in the send half, member m of node k to member i in the receive half */
+    const size_t half = (size_t)s->node_size * (size_t)s->size;
+    int stack[128], *send_len = 2 * half <= 128 ? stack : nsm_ints(2 * half, "MPI_Alltoallv");
+    int *recv_len = send_len + half;
+    for (int i = 0; i < s->node_size; i++) {
+        const int *out = nsm_a2av_line(s, result, i), *in = out + s->size;
+        for (int k = 0; k < s->n_nodes; k++) {
+            const int first = s->node_first[k], count = s->node_count[k];
+            for (int m = 0; m < count; m++) {
+                send_len[s->node_size * first + i * count + m] = out[first + m];
+                recv_len[first * s->node_size + m * s->node_size + i] = in[first + m];
+            }
+        }
     }
-    char *recv_half = nsm_a2a_recv_half(s, s->area.cur.stage, stride);
-    int nreq = 0, ntypes = 0;
+    /* one message each way per node pair, only its blocks' bytes; a datatype may be freed once
+     * the call that uses it is posted (MPI completes the call as if it were not) */
+    char *recv_half = nsm_a2a_recv_half(s, stage, stride);
+    int nreq = 0;
     for (int dir = 0; dir < 2; dir++) /* receives, then sends */
-        for (int k = 0; k < n; k++) {
+        for (int k = 0; k < s->n_nodes; k++) {
             int send_at, recv_at, blocks = a2a_pair_blocks(s, k, &send_at, &recv_at);
             const int *len = dir ? send_len + send_at : recv_len + recv_at;
             MPI_Datatype t = blocks ? a2a_blocks_type(blocks, stride, len) : MPI_DATATYPE_NULL;
             if (t == MPI_DATATYPE_NULL) continue;
-            types[ntypes++] = t;
-            char *at = dir ? s->area.cur.stage + (size_t)send_at * stride : recv_half + (size_t)recv_at * stride;
+            char *at = dir ? stage + (size_t)send_at * stride : recv_half + (size_t)recv_at * stride;
             if (dir) PMPI_Isend(at, 1, t, k, NSM_A2AV_LEADERS_TAG, s->leaders, &req[nreq++]);
             else PMPI_Irecv(at, 1, t, k, NSM_A2AV_LEADERS_TAG, s->leaders, &req[nreq++]);
+            PMPI_Type_free(&t);
         }
-    PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-    for (int i = 0; i < ntypes; i++) PMPI_Type_free(&types[i]);
-    if (req != stack) free(req);
-    if (types != tstack) free(types);
+    if (send_len != stack) free(send_len);
+    return nreq;
 }
 
 /* The matrix of this communicator for blocks of `stride` bytes, or NULL if it does not fit: in
@@ -267,7 +271,7 @@ static inline int accelerated_Alltoallv(const void *sendbuf, const int sendcount
                                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     nsm_state_t *s = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
-    const size_t T = nsm_alltoallv_pairs_stride(s);
+    const size_t T = nsm_alltoallv_pairs_stride(s, NSM_OP_ALLTOALLV);
     if (!T) {
         NSM_HAND(NSM_OP_ALLTOALLV, comm, s, nsm_op_max(NSM_OP_ALLTOALLV) != 0, -1, NSM_WHY_STAGE);
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);

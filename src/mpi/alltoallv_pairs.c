@@ -25,7 +25,8 @@
  * result area before they arrive (per rank of another node: the bytes of the matrix block to it,
  * and from it).  So each pair of leaders agrees on what its message holds without talking: only
  * the blocks' bytes (an indexed datatype over the stage; a vector when all are alike), nothing
- * where a pair of nodes has no matrix block (nsm_a2a_leaders_pairs).  It replaced a
+ * where a pair of nodes has no matrix block (nsm_a2av_leaders_post, also the exchange of
+ * MPI_Ialltoallv's leaders between nodes).  It replaced a
  * vote (every rank's largest block, a PMPI_Allreduce of the leaders, then all blocks at the
  * largest size or the whole call to the MPI library): a network round trip before the data
  * that the libraries' own alltoallv never pays, and max-block bytes for every pair of a sparse
@@ -43,15 +44,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s)
+size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s, int op)
 {
-    /* agreed on every rank: the configuration and the communicator; the stride is capped by what
-     * fits the matrix (nsm_a2av_stride), and between nodes the members' lines must fit the
-     * result area */
+    /* agreed on every rank: the configuration and the communicator; the stride is op's window
+     * capped by what fits the matrix (nsm_a2a_stride), and between nodes the members' lines must
+     * fit the result area */
     if (!s || s->p2p_tag < 0) return 0;
     if (s->n_nodes > 1 && (size_t)s->max_node_size * nsm_a2av_meta_bytes(s->size) > s->area.banks.result_bytes)
         return 0;
-    return nsm_a2av_stride(s);
+    return nsm_a2a_stride(s, s->max[op]);
 }
 
 size_t nsm_alltoallw_pairs_stride(const nsm_state_t *s, int in_place)
@@ -94,45 +95,22 @@ static inline unsigned long long pair_bytes(const nsm_vec_t *v, const pair_sides
     return n ? (unsigned long long)n * (unsigned)side(p, r)->size : 0;
 }
 
-/* Between nodes, before my arrive flag: for my leader, the bytes of my matrix blocks to and from
- * each rank of another node (nsm_a2av_meta_bytes), by stage index. */
+/* Between nodes, before my arrive flag: my line for my leader (nsm_a2av_note). */
 static void publish_blocks(const nsm_state_t *s, size_t T, const nsm_vec_t *sv, const pair_sides_t *ss,
                            const nsm_vec_t *rv, const pair_sides_t *rs)
 {
-    int *out = (int *)(s->area.cur.result + (size_t)s->node_rank * nsm_a2av_meta_bytes(s->size)), *in = out + s->size;
-    for (int r = 0; r < s->size; r++) {
-        const int x = s->stage_index[r];
-        if (s->node_of[r] == s->my_node) {
-            out[x] = in[x] = 0;
-            continue;
-        }
-        const unsigned long long o = pair_bytes(sv, ss, r), i = pair_bytes(rv, rs, r);
-        out[x] = o <= T ? (int)o : 0;
-        in[x] = i <= T ? (int)i : 0;
-    }
+    int *line = nsm_a2av_line(s, s->area.cur.result, s->node_rank);
+    for (int r = 0; r < s->size; r++) nsm_a2av_note(s, line, T, r, pair_bytes(sv, ss, r), pair_bytes(rv, rs, r));
 }
 
-/* The leader, between nodes: once its node has arrived, the bytes of every block of the stage
- * from what the members published (in the stage's layout, alltoall.c), the leaders' exchange,
- * the release. */
+/* The leader, between nodes: once its node has arrived, the leaders' exchange of what the
+ * members' lines say (alltoall.c), waited for; the release. */
 static void leader_step(nsm_state_t *s, size_t T, uint64_t seq)
 {
     nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-    const size_t line = nsm_a2av_meta_bytes(s->size), half = (size_t)s->node_size * (size_t)s->size;
-    int stack[128], *send_len = 2 * half <= 128 ? stack : nsm_ints(2 * half, "MPI_Alltoallv"), *recv_len = send_len + half;
-    for (int i = 0; i < s->node_size; i++) {
-        const int *out = (const int *)(s->area.cur.result + (size_t)i * line), *in = out + s->size;
-        for (int k = 0; k < s->n_nodes; k++) {
-            const int first = s->node_first[k], count = s->node_count[k];
-            for (int m = 0; m < count; m++) {
-                /* my member i to member m of node k; member m of node k to my member i */
-                send_len[s->node_size * first + i * count + m] = out[first + m];
-                recv_len[first * s->node_size + m * s->node_size + i] = in[first + m];
-            }
-        }
-    }
-    nsm_a2a_leaders_pairs(s, T, send_len, recv_len);
-    if (send_len != stack) free(send_len);
+    MPI_Request stack[16], *req = 2 * s->n_nodes <= 16 ? stack : nsm_requests(2 * s->n_nodes, "MPI_Alltoallv");
+    PMPI_Waitall(nsm_a2av_leaders_post(s, s->area.cur.result, s->area.cur.stage, T, req), req, MPI_STATUSES_IGNORE);
+    if (req != stack) free(req);
     nodeshm_flags_release(&s->area.flags, seq);
 }
 
@@ -190,9 +168,8 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
     const int self_kept = in_place || self_direct;
 #define SEND_AT(r) ((const char *)sendbuf + nsm_vec_displ(&sv, r) * (long long)side(&ss, r)->unit)
 #define RECV_AT(r) ((char *)recvbuf + nsm_vec_displ(&rv, r) * (long long)side(&rs, r)->unit)
-/* in place: the bytes a block spans from its true lower bound, and its room aside (aligned) */
-#define SPAN(r) ((size_t)((nsm_vec_count(&sv, r) - 1) * ss.one.unit + text))
-#define ROOM(r) ((SPAN(r) + 15) & ~(size_t)15)
+/* in place: a block sent point to point, copied aside (aside NULL: its room there) */
+#define ASIDE(aside, r) nsm_aside(aside, SEND_AT(r), nsm_vec_count(&sv, r), ss.one.unit, tlb, text)
 
     /* a rank that writes no matrix block overwrites nothing a slower reader may still need;
      * between nodes every rank publishes its largest blocks for its leader */
@@ -202,7 +179,7 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
         unsigned long long bytes = pair_bytes(&sv, &ss, r);
         if (!bytes || (r == me && self_kept)) continue;
         if (bytes <= T) writes = 1;
-        else if (in_place) aside_bytes += ROOM(r);
+        else if (in_place) aside_bytes += ASIDE(NULL, r);
     }
     /* in place, the blocks sent point to point, copied aside before their receives are posted */
     char *aside = aside_bytes ? malloc(aside_bytes) : NULL;
@@ -212,10 +189,7 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
     }
     size_t at = 0;
     for (int r = 0; aside && r < s->size; r++)
-        if (!(r == me && self_kept) && pair_bytes(&sv, &ss, r) > T) {
-            memcpy(aside + at, SEND_AT(r) + tlb, SPAN(r));
-            at += ROOM(r);
-        }
+        if (!(r == me && self_kept) && pair_bytes(&sv, &ss, r) > T) at += ASIDE(aside + at, r);
     uint64_t seq = writes ? nsm_begin(s, id) : nsm_begin_reader(s, id);
     /* the current bank's matrix (the stride fits it: nsm_a2av_stride) */
     char *area = nodes ? s->area.cur.stage : s->area.cur.slots;
@@ -235,7 +209,7 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
         ps = side(&ss, r);
         if (bytes > T && aside) {
             rc = nsm_p2p_start(1, aside + at - tlb, n, ps->type, s->p2p_rank[r], s->p2p_tag, &req[nreq++]);
-            at += ROOM(r);
+            at += ASIDE(NULL, r);
         } else if (bytes > T) {
             rc = nsm_p2p_start(1, (void *)SEND_AT(r), n, ps->type, s->p2p_rank[r], s->p2p_tag, &req[nreq++]);
         } else {
@@ -273,6 +247,5 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
     return rc;
 #undef SEND_AT
 #undef RECV_AT
-#undef SPAN
-#undef ROOM
+#undef ASIDE
 }

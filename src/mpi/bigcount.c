@@ -367,7 +367,7 @@ int MPI_Alltoallv_c(const void *sb, const MPI_Count scs[], const MPI_Aint sds[],
     const int counting = NSM_STATS_ON; /* the body may switch it on (settings read late) */
     if (counting) nsm_stats_enter(&call);
     nsm_state_t *s = nsm_op_max(NSM_OP_ALLTOALLV) ? nsm_get_state(comm) : NULL;
-    const size_t T = nsm_alltoallv_pairs_stride(s);
+    const size_t T = nsm_alltoallv_pairs_stride(s, NSM_OP_ALLTOALLV);
     int rc;
     if (T) {
         rc = nsm_alltoallv_pairs(s, T, sb, (nsm_vec_t){scs, sds, 1, NULL}, st, rb, (nsm_vec_t){rcs, rds, 1, NULL}, rt,

@@ -44,7 +44,9 @@
 #include "mpi/nonblocking.h"
 #include "nsm_bigcount_config.h"
 
+#include <ctype.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,10 +70,59 @@ static int nb_query(void *extra, MPI_Status *status)
     status->MPI_TAG = MPI_ANY_TAG;
     return MPI_SUCCESS;
 }
+/* Our generalized requests alive, from the start to the free callback (the Wait or Test that
+ * returns one complete frees it): MPI_Request_free must know them (nsm_nb_request_free) */
+static pthread_mutex_t nb_live_lock = PTHREAD_MUTEX_INITIALIZER;
+static nsm_nb_op_t *nb_live;
+static long nb_live_count;
+static void nb_live_add(nsm_nb_op_t *o)
+{
+    pthread_mutex_lock(&nb_live_lock);
+    o->live_prev = NULL;
+    o->live_next = nb_live;
+    if (nb_live) nb_live->live_prev = o;
+    nb_live = o;
+    __atomic_fetch_add(&nb_live_count, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&nb_live_lock);
+}
+static void nb_live_drop(nsm_nb_op_t *o)
+{
+    pthread_mutex_lock(&nb_live_lock);
+    if (o->live_prev) o->live_prev->live_next = o->live_next;
+    else nb_live = o->live_next;
+    if (o->live_next) o->live_next->live_prev = o->live_prev;
+    __atomic_fetch_sub(&nb_live_count, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&nb_live_lock);
+}
+
 static int nb_free(void *extra)
 {
-    if (extra) nb_unref(extra);
+    if (extra) {
+        nb_live_drop(extra);
+        nb_unref(extra);
+    }
     return MPI_SUCCESS;
+}
+
+int nsm_nb_request_free(MPI_Request *request)
+{
+    if (!request || !__atomic_load_n(&nb_live_count, __ATOMIC_RELAXED)) return NSM_HANDED_OVER;
+    int id = -1;
+    MPI_Comm comm = MPI_COMM_NULL;
+    pthread_mutex_lock(&nb_live_lock);
+    for (const nsm_nb_op_t *o = nb_live; o; o = o->live_next)
+        if (o->req == *request) {
+            id = o->id;
+            comm = o->comm;
+            break;
+        }
+    pthread_mutex_unlock(&nb_live_lock);
+    if (id < 0) return NSM_HANDED_OVER;
+    /* the op's entry, from its name in the configuration's table: ialltoallv -> MPI_Ialltoallv */
+    char what[96];
+    const char *name = nsm_op_id_name(id);
+    snprintf(what, sizeof what, "an MPI_%c%s's, a non-blocking collective", toupper((unsigned char)name[0]), name + 1);
+    return nsm_nb_refused("MPI_Request_free", comm, what, "freeing");
 }
 /* MPI: erroneous for a collective; nothing to undo.  MPI_Cancel (nonblocking_wait.c) hears of it
  * here, and reports it on the op's communicator */
@@ -110,7 +161,10 @@ nsm_nb_op_t *nsm_nb_new_sized(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm
     o->nb.complete = complete;
     o->nb.finished = nb_finished;
     o->nb.release = nb_release;
-    if (request) *request = o->req;
+    if (request) {
+        nb_live_add(o);
+        *request = o->req;
+    }
     if (!s->nb.area) s->nb.area = &s->area;
     return o;
 }
@@ -130,6 +184,7 @@ void nsm_nb_recv_type(nsm_nb_op_t *o, MPI_Datatype type) { o->rtype = nb_keep(ty
 void nsm_nb_go(nsm_nb_op_t *o, int op, int writes, size_t need)
 {
     nsm_count_accelerated(op);
+    o->id = op;
     o->nb.writes = writes;
     nodeshm_nb_start(&o->s->nb, &o->nb, need);
 }

@@ -30,6 +30,8 @@ typedef struct nsm_nb_op {
     size_t bytes;     /* the message (bcast, reductions) or one rank's block */
     void *owner;      /* persistent.c: its request's entry (then no generalized request) */
     MPI_Request lreq; /* between nodes, a leader: its call on the leaders' communicator */
+    int id;           /* the op (NSM_OP_I...), set by nsm_nb_go */
+    struct nsm_nb_op *live_prev, *live_next; /* while its generalized request lives */
 } nsm_nb_op_t;
 
 /* A new op on s with its steps, its request in *request (a rank that cannot make one ends the
@@ -119,6 +121,18 @@ int nsm_nb_empty(MPI_Request *request);
  * the op's communicator (MPI_COMM_NULL: an empty op's) (nonblocking_wait.c's MPI_Cancel). */
 extern _Thread_local int nsm_nb_cancel_hit;
 extern _Thread_local MPI_Comm nsm_nb_cancel_comm;
+/* A request MPI does not let the caller cancel or free (a collective's, MPI-4.1 6.12 and 6.13):
+ * says so naming `call` and what the request is (`what`: "a non-blocking collective's", "an
+ * MPI_Iallreduce's, a non-blocking collective"),
+ * `verb` the refused action ("cancelling"), raises MPI_ERR_REQUEST through comm's error handler
+ * (MPI_COMM_NULL: MPI_COMM_SELF's) and returns it; the request stays as it was
+ * (nonblocking_wait.c). */
+int nsm_nb_refused(const char *call, MPI_Comm comm, const char *what, const char *verb);
+/* MPI_Request_free (persistent.c's, the one interception) on a request: when it is the
+ * generalized request of a non-blocking collective of ours, alive (not yet returned complete by
+ * a Wait or Test), refused as MPI-4.1 6.12 says (erroneous: nsm_nb_refused); else
+ * NSM_HANDED_OVER: not ours. */
+int nsm_nb_request_free(MPI_Request *request);
 
 /* Each op's steps, for persistent.c (the persistent forms start the same ops): nonblocking.c
  * barrier, bcast, allreduce, reduce; nonblocking_rooted.c gather, allgather, scatter. */
@@ -155,15 +169,15 @@ typedef struct nsm_nbv {
     /* between nodes (nonblocking_nodes_v.c) */
     size_t *soff;              /* Iallgatherv: the stage offset of each stage index, [size + 1] */
     int *lv;                   /* the leaders' call's counts and displacements, [4 * n_nodes] */
-    MPI_Datatype *ltypes;      /* Ialltoall(v): the leaders' block types, [2 * n_nodes]: the first
-                                * lmade made by the leader's start (MPI_BYTE: none) */
-    int lmade;
+    MPI_Datatype ltype;        /* Ialltoall: the leaders' block type, made by the leader's start */
+    MPI_Request *lreq;         /* Ialltoallv: the leaders' exchange (nsm_a2av_leaders_post), [2 * n_nodes] */
+    int nlreq;                 /* of which posted and not yet complete */
 } nsm_nbv_t;
 
 #define NSM_NBV_ROUND(x) (((x) + 15) & ~(size_t)15)
 
 /* A new op with room for `vectors` count and displacement arrays (1: cnt/dsp, 2: and rcnt/rdsp),
- * nreq point-to-point requests and tmp bytes (between nodes: and soff, lv, ltypes). */
+ * nreq point-to-point requests and tmp bytes (between nodes: and soff, lv, lreq). */
 nsm_nbv_t *nsm_nbv_new(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete, MPI_Request *request,
                        int vectors, int nreq, size_t tmp);
 /* The caller's counts and displacements (int or wide) into the op's. */
@@ -185,12 +199,6 @@ static inline char *nsm_nbv_matrix(const nodeshm_nb_t *nb)
 {
     return ((const nsm_nb_op_t *)nb)->s->n_nodes > 1 ? nb->bufs.stage : nb->bufs.slots;
 }
-/* Ialltoallv between nodes: node member i's votes in the result area, per node k its largest matrix
- * block to k ([k]) and from k ([n_nodes + k]). */
-static inline uint64_t *nsm_nbv_votes(const nodeshm_nb_t *nb, int i)
-{
-    return (uint64_t *)(nb->bufs.result + (size_t)i * nsm_a2av_votes_bytes(((const nsm_nb_op_t *)nb)->s));
-}
 /* Iallgatherv: comm rank r's block in the op's buffers: on one node its slot (node rank = comm
  * rank), between nodes its place in the stage (soff: nonblocking_nodes_v.c). */
 static inline char *nsm_nbv_block(const nodeshm_nb_t *nb, int r)
@@ -207,10 +215,10 @@ int nsm_nbv_p2p_done(nsm_nbv_t *v);
 /* The op's state where it can run here (nsm_nb_state), with a point-to-point tag and (rooted) a
  * valid root; else NULL, the outcome recorded. */
 nsm_state_t *nsm_nbv_state(int op, MPI_Comm comm, int root, int rooted);
-/* nonblocking_nodes_v.c: Iallgatherv, Ialltoall, Ialltoallv between nodes (their state's checks
- * there: the stage, the votes' lines): whether such a call fits, and its steps (for
- * nsm_nb_nodes_steps: returns whether this rank writes shared buffers).  Ialltoallv's stride T
- * and its point-to-point blocks are nonblocking_a2a.c's, as on one node. */
+/* nonblocking_nodes_v.c: Iallgatherv, Ialltoall, Ialltoallv between nodes: whether an Iallgatherv
+ * or Ialltoall call fits the stage, and the three's steps (for nsm_nb_nodes_steps: returns whether
+ * this rank writes shared buffers).  Ialltoallv's stride T (nsm_alltoallv_pairs_stride, as the
+ * blocking op's) and its point-to-point blocks are nonblocking_a2a.c's, as on one node. */
 int nsm_nbv_nodes_fit(const nsm_state_t *s, int op, size_t bytes);
 int nsm_nbv_nodes_steps(nsm_nbv_t *v, int op);
 /* _c entries: rc = body, or the MPI library's call when the body hands it over; counted (stats

@@ -94,8 +94,8 @@ static int nbv_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int r
 
 /* ---------------------------------------------------------------- MPI_Ialltoallv */
 
-/* my blocks that fit the stride into my row of the matrix; between nodes also my votes: per node
- * my largest matrix block to it and from it (nonblocking_nodes_v.c) */
+/* my blocks that fit the stride into my row of the matrix; between nodes also my line for my
+ * leader (nsm_a2av_note: the blocking Alltoallv's) */
 static int alltoallv_publish(nodeshm_nb_t *nb)
 {
     nsm_nbv_t *v = (nsm_nbv_t *)nb;
@@ -103,10 +103,10 @@ static int alltoallv_publish(nodeshm_nb_t *nb)
     const nsm_state_t *s = o->s;
     const int me = s->rank;
     char *matrix = nsm_nbv_matrix(nb);
-    uint64_t *votes = s->n_nodes > 1 ? nsm_nbv_votes(nb, s->node_rank) : NULL;
-    if (votes) memset(votes, 0, 2 * (size_t)s->n_nodes * sizeof(uint64_t));
+    int *line = s->n_nodes > 1 ? nsm_a2av_line(s, nb->bufs.result, s->node_rank) : NULL;
     for (int r = 0; r < s->size; r++) {
         size_t n = nsm_nbv_bytes(v->cnt[r], v->ssize);
+        if (line) nsm_a2av_note(s, line, v->T, r, n, nsm_nbv_bytes(v->rcnt[r], v->rsize));
         if (!n) continue;
         if (r == me && nsm_nbv_self_kept(v)) {
             if (!o->in_place) /* dense both sides: the same bytes, whatever the size */
@@ -116,12 +116,6 @@ static int alltoallv_publish(nodeshm_nb_t *nb)
         if (n > v->T) continue;
         nsm_pack_as(matrix + nsm_a2a_send_block(s, r) * v->T, n, nsm_nbv_at(o->sendbuf, v->dsp[r], o->sext),
                     (int)v->cnt[r], o->stype, v->sdense, s->comm);
-        if (votes && s->node_of[r] != s->my_node && n > votes[s->node_of[r]]) votes[s->node_of[r]] = n;
-    }
-    for (int r = 0; votes && r < s->size; r++) {
-        size_t n = nsm_nbv_bytes(v->rcnt[r], v->rsize);
-        uint64_t *from = &votes[s->n_nodes + s->node_of[r]];
-        if (s->node_of[r] != s->my_node && n <= v->T && n > *from) *from = n;
     }
     nsm_nbv_arrive(nb);
     return 1;
@@ -141,21 +135,13 @@ static int alltoallv_complete(nodeshm_nb_t *nb)
     return nsm_nbv_p2p_done(v);
 }
 
-/* In place, a block sent point to point leaves recvbuf before the receives posted with it may
- * overwrite it: the bytes the datatype spans, from its true lower bound, copied aside. */
-static size_t a2av_span(long long count, MPI_Aint extent, MPI_Aint true_extent)
-{
-    return count > 0 ? NSM_NBV_ROUND((size_t)((count - 1) * extent + true_extent)) : 0;
-}
-
 static int nbv_alltoallv(const void *sb, nsm_vec_t sv, MPI_Datatype st, void *rb, nsm_vec_t rv, MPI_Datatype rt,
                          MPI_Comm comm, MPI_Request *request)
 {
     const int op = NSM_OP_IALLTOALLV, in_place = sb == MPI_IN_PLACE;
     /* agreed: the communicator's state, tag and window, so its stride; MPI_IN_PLACE (all or none) */
     nsm_state_t *s = nsm_nbv_state(op, comm, 0, 0);
-    size_t T = s ? nsm_a2a_stride(s, s->max[op]) : 0;
-    if (T && s->n_nodes > 1 && !nsm_nbv_nodes_fit(s, op, T)) T = 0; /* between nodes: the votes' lines */
+    const size_t T = nsm_alltoallv_pairs_stride(s, op); /* between nodes: and the members' lines fit */
     if (!T) {
         if (s) NSM_HAND(op, comm, s, 1, -1, NSM_WHY_STAGE);
         return NSM_HANDED_OVER;
@@ -176,7 +162,7 @@ static int nbv_alltoallv(const void *sb, nsm_vec_t sv, MPI_Datatype st, void *rb
         if (r == me && kept) continue;
         int out = nsm_nbv_bytes(c, (size_t)ssize) > T;
         nreq += out + (nsm_nbv_bytes(d, (size_t)rsize) > T);
-        if (in_place && out) tmp += a2av_span(c, ext, text);
+        if (in_place && out) tmp += nsm_aside(NULL, NULL, c, ext, tlb, text);
     }
     nsm_nbv_t *v = nsm_nbv_new(s, alltoallv_publish, alltoallv_complete, request, 2, nreq, tmp);
     nsm_nb_op_t *o = &v->o;
@@ -205,11 +191,7 @@ static int nbv_alltoallv(const void *sb, nsm_vec_t sv, MPI_Datatype st, void *rb
         size_t n = nsm_nbv_bytes(v->cnt[r], v->ssize);
         if (!n || (r == me && kept)) continue;
         if (n <= T) writes = 1;
-        else if (in_place) {
-            size_t span = a2av_span(v->cnt[r], o->sext, text);
-            memcpy(aside, nsm_nbv_at(rb, v->dsp[r], o->sext) + tlb, (size_t)((v->cnt[r] - 1) * o->sext + text));
-            aside += span;
-        }
+        else if (in_place) aside += nsm_aside(aside, nsm_nbv_at(rb, v->dsp[r], o->sext), v->cnt[r], o->sext, tlb, text);
     }
     for (int r = 0; r < s->size; r++)
         if (!(r == me && kept) && nsm_nbv_bytes(v->rcnt[r], v->rsize) > T)
@@ -219,12 +201,12 @@ static int nbv_alltoallv(const void *sb, nsm_vec_t sv, MPI_Datatype st, void *rb
         if ((r == me && kept) || nsm_nbv_bytes(v->cnt[r], v->ssize) <= T) continue;
         if (in_place) {
             nsm_nbv_p2p(v, 1, aside - tlb, v->cnt[r], o->stype, r);
-            aside += a2av_span(v->cnt[r], o->sext, text);
+            aside += nsm_aside(NULL, NULL, v->cnt[r], o->sext, tlb, text);
         } else {
             nsm_nbv_p2p(v, 1, nsm_nbv_at(sb, v->dsp[r], o->sext), v->cnt[r], o->stype, r);
         }
     }
-    /* between nodes every rank writes its vote */
+    /* between nodes every rank writes its line */
     nsm_nb_go(o, op, s->n_nodes > 1 ? nsm_nb_nodes_steps(o, op) : writes, (size_t)s->size * T);
     return MPI_SUCCESS;
 }

@@ -13,20 +13,23 @@
  *   Ialltoallv   pair by pair as on one node (nonblocking_a2a.c): a block of at most T bytes (the
  *                window capped by the stage's matrix, agreed) through the matrix, a larger one
  *                point to point, posted at the start (both ends know its size).  With its row a
- *                rank publishes votes: per node, its largest matrix block to it and from it.  The
- *                leader, once all are there, starts PMPI_Ialltoallw: to and from each node k that
- *                many bytes of every T-strided block (alltoall.c's resized block, one per node),
- *                nothing where it is 0; then as Ialltoall
+ *                rank publishes its line, as the blocking Alltoallv's members do
+ *                (alltoallv_pairs.c): per rank of another node the bytes of its matrix block to
+ *                it and from it.  The leader, once all are there, posts the blocking op's
+ *                exchange (nsm_a2av_leaders_post): per node pair one receive and one send of
+ *                exactly those blocks' bytes, nothing where there are none; it tests them at each
+ *                progress pass and then releases the node; then as Ialltoall
  * Why every rank decides alike: Iallgatherv and Ialltoall as on one node (block sizes every rank
- * passes alike; the stage's size); Ialltoallv, once its stride and the votes' lines fit (agreed
- * values), never hands a call over: unlike the blocking Alltoallv's vote, which sends the whole
- * call to the MPI library when a block is above T, the votes here only say how much of each
- * matrix block the leaders move, and need no round among them: the largest block from node i
- * to node k is the sending node's largest by its send counts and the receiving node's by its
- * receive counts (MPI: both ends of a pair know its size), so both leaders build matching types.
- * (A first form agreed on one size for all by a leaders' PMPI_Iallreduce(MAX) before the
- * exchange, two calls in one remote step: Open MPI 2 hosts x 2, loaded, 0.38-0.87x of its own
- * ialltoallv where ialltoall won 1.1-2.2x; moving whole T-byte blocks instead, 0.40-0.74x.)
+ * passes alike; the stage's size); Ialltoallv, once its stride and the members' lines fit (agreed
+ * values: nsm_alltoallv_pairs_stride, as the blocking op), never hands a call over, and its
+ * leaders need no round among them: the bytes of a block from node i to node k are in its
+ * sender's line on node i and in its receiver's on node k (MPI: both ends of a pair know its
+ * size), so both leaders build matching types.  (A first form agreed on one size for all by a
+ * leaders' PMPI_Iallreduce(MAX) before the exchange, two calls in one remote step: Open MPI 2
+ * hosts x 2, loaded, 0.38-0.87x of its own ialltoallv where ialltoall won 1.1-2.2x; moving whole
+ * T-byte blocks instead, 0.40-0.74x.  A second one moved, per node pair, every block at the
+ * largest block's size, from per-node votes, by one PMPI_Ialltoallw of the leaders: a second
+ * form of what the blocking op's leaders do with each block's own bytes, replaced by it.)
  *
  * Measured (bench/mpi_osu.c rows iallgatherv, ialltoall, ialltoallv, 8 B-64 KiB, windows widened
  * to 64 KiB, oshrun --hosts 2, -i 100 -r 7, each row's two columns alternating in the same run;
@@ -57,22 +60,29 @@
  *   above; ialltoallv 1.25-3.19x to 4 KiB, 0.68-0.84x above.
  * So the windows between nodes (NSM_OPS): iallgatherv MPICH 64 KiB, Open MPI 16 KiB at 2 per host
  * and 64 KiB from 3; ialltoall MPICH 64 KiB at 2 per host and 32 KiB from 3, Open MPI 8 KiB.
- * Ialltoallv stays off between nodes although it won here: its leaders' call moves each node
- * pair's largest block, a second form of what the blocking Alltoallv's leaders now do with each
- * block's own bytes (alltoallv_pairs.c, better for sparse calls); it is to move onto that
- * exchange first. */
+ * Ialltoallv's figures above are of the second form (the per-node largest block, PMPI_Ialltoallw).
+ * On the blocking op's exchange (bench/mpi_osu.c rows ialltoallv and ialltoallv_sparse, each rank
+ * with the ranks of its parity; 2 emulated hosts x 2, 8 B-64 KiB, -i 100 -r 7, the blocking op's
+ * strides, MPICH 32 KiB, Open MPI 8 KiB; 4 runs per MPI in the order MPICH, Open MPI, Open MPI,
+ * MPICH, twice; load 6-14, other engineers' jobs running; medians of the runs' same-run ratios
+ * library / nodeshm): Open MPI uniform 1.45-2.27x to 8 KiB, 1.19x at 16 KiB, 0.95-0.98x at
+ * 32-64 KiB (above the stride: point to point), sparse 0.91-1.36x to 8 KiB, 0.89-0.96x above;
+ * MPICH uniform 0.97-2.32x (0.83x at 32 KiB), but sparse 0.14-0.62x at every size (two runs
+ * with ours at 1-3 ms a call where the library took 60-200 us; three more runs 0.3-1.5x, the
+ * blocking alltoallv_sparse, whose window is on, 0.13-1.5x in the same runs; two later runs, load
+ * 7-9, NODESHM_MPI_IALLTOALLV_MAX=32k: uniform 1.11-2.61x, sparse 0.77-0.85x at 8-128 B and
+ * 1.03-1.47x from 256 B).  4 per host, one run each, load 8-9: Open MPI (8 KiB) uniform
+ * 1.37-2.61x but 0.87-0.96x at 4 KiB and 16-32 KiB, sparse 1.35-1.57x to 4 KiB, 0.66-0.95x from
+ * 8 KiB; MPICH at 2 KiB 1.05-2.38x but 0.63x at 4 KiB, sparse 0.90-1.44x.  So between nodes Open
+ * MPI's window is the blocking op's stride and MPICH's stays 0 until a quiet run says otherwise. */
 #include "mpi/nonblocking.h"
 
 #include <limits.h>
 
 int nsm_nbv_nodes_fit(const nsm_state_t *s, int op, size_t bytes)
 {
-    const nodeshm_banks_t *b = &s->area.banks;
-    if (op == NSM_OP_IALLGATHERV) return bytes <= b->stage_bytes && bytes <= INT_MAX; /* every block */
-    if (op == NSM_OP_IALLTOALL) return nsm_a2a_fits(s, bytes);                        /* the matrix */
-    /* Ialltoallv: the votes, and the matrix's byte displacements in an int (Ialltoallw's) */
-    return (size_t)s->max_node_size * nsm_a2av_votes_bytes(s) <= b->result_bytes &&
-           2 * (size_t)s->max_node_size * (size_t)s->size * bytes <= INT_MAX;
+    if (op == NSM_OP_IALLGATHERV) return bytes <= s->area.banks.stage_bytes && bytes <= INT_MAX; /* every block */
+    return nsm_a2a_fits(s, bytes); /* Ialltoall: the matrix */
 }
 
 /* ---------------------------------------------------------------- Iallgatherv */
@@ -104,62 +114,54 @@ static int allgatherv_complete(nodeshm_nb_t *nb)
 
 /* ---------------------------------------------------------------- Ialltoall, Ialltoallv */
 
-/* the leader: once its node's rows are all in, the leaders' counts (nsm_a2a_leaders_counts) in
- * v->lv; NULL before (nodeshm_nb_all_arrived moves next_peer, which is also a2a_complete's cursor:
- * back to the first member for it) */
-static int *node_in(nsm_nbv_t *v)
+/* the leader: whether its node's rows are all in (nodeshm_nb_all_arrived moves next_peer, which is
+ * also a2a_complete's cursor: back to the first member for it once they are) */
+static int node_in(nsm_nbv_t *v)
 {
     nodeshm_nb_t *nb = &v->o.nb;
-    if (!nodeshm_nb_all_arrived(nb)) return NULL;
+    if (!nodeshm_nb_all_arrived(nb)) return 0;
     nb->next_peer = 0;
-    nsm_a2a_leaders_counts(v->o.s, v->lv);
-    return v->lv;
+    return 1;
 }
 
-/* Ialltoall: whole blocks, one type */
+/* Ialltoall: whole blocks, one type, one PMPI_Ialltoallv of the leaders (nsm_a2a_leaders_counts) */
 static int alltoall_start(nodeshm_nb_t *nb)
 {
     nsm_nbv_t *v = (nsm_nbv_t *)nb;
-    int *lv = node_in(v);
-    if (!lv) return 0;
+    if (!node_in(v)) return 0;
     const nsm_state_t *s = v->o.s;
     const int n = s->n_nodes;
-    v->ltypes[0] = nsm_a2a_block_type(v->T, v->T);
-    v->lmade = 1;
-    PMPI_Ialltoallv(nb->bufs.stage, lv, lv + n, v->ltypes[0], nsm_a2a_recv_half(s, nb->bufs.stage, v->T), lv + 2 * n,
-                    lv + 3 * n, v->ltypes[0], s->leaders, &v->o.lreq);
+    int *lv = v->lv;
+    nsm_a2a_leaders_counts(s, lv);
+    v->ltype = nsm_a2a_block_type(v->T, v->T);
+    PMPI_Ialltoallv(nb->bufs.stage, lv, lv + n, v->ltype, nsm_a2a_recv_half(s, nb->bufs.stage, v->T), lv + 2 * n,
+                    lv + 3 * n, v->ltype, s->leaders, &v->o.lreq);
     return 1;
 }
-/* Ialltoallv: to and from each node k as many bytes of every block as its largest one there, from
- * the node's votes (see the top: both ends of a node pair find the same), in bytes per node */
-static int alltoallv_start(nodeshm_nb_t *nb)
-{
-    nsm_nbv_t *v = (nsm_nbv_t *)nb;
-    int *lv = node_in(v);
-    if (!lv) return 0;
-    const nsm_state_t *s = v->o.s;
-    const int n = s->n_nodes;
-    for (int j = 0; j < 2 * n; j++) { /* j < n: what goes to node j; else what comes from node j - n */
-        uint64_t most = 0;
-        for (int i = 0; i < s->node_size; i++)
-            if (nsm_nbv_votes(nb, i)[j] > most) most = nsm_nbv_votes(nb, i)[j];
-        int *count = &lv[j < n ? j : n + j], *displ = count + n; /* lv: nsm_a2a_leaders_counts */
-        v->ltypes[j] = most ? nsm_a2a_block_type(v->T, (size_t)most) : MPI_BYTE;
-        if (!most) *count = 0;
-        *displ *= (int)v->T; /* Ialltoallw: displacements in bytes */
-    }
-    v->lmade = 2 * n;
-    PMPI_Ialltoallw(nb->bufs.stage, lv, lv + n, v->ltypes, nsm_a2a_recv_half(s, nb->bufs.stage, v->T), lv + 2 * n,
-                    lv + 3 * n, v->ltypes + n, s->leaders, &v->o.lreq);
-    return 1;
-}
-static int a2a_leaders_test(nodeshm_nb_t *nb)
+static int alltoall_leaders_test(nodeshm_nb_t *nb)
 {
     nsm_nbv_t *v = (nsm_nbv_t *)nb;
     if (!nsm_nb_leaders_test(nb)) return 0;
-    for (int j = 0; j < v->lmade; j++)
-        if (v->ltypes[j] != MPI_BYTE) PMPI_Type_free(&v->ltypes[j]);
-    v->lmade = 0;
+    PMPI_Type_free(&v->ltype);
+    return 1;
+}
+/* Ialltoallv: the blocking Alltoallv's exchange (alltoall.c): each matrix block's own bytes, from
+ * the members' lines, one receive and one send per node pair; posted here, tested at each pass */
+static int alltoallv_start(nodeshm_nb_t *nb)
+{
+    nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    if (!node_in(v)) return 0;
+    v->nlreq = nsm_a2av_leaders_post(v->o.s, nb->bufs.result, nb->bufs.stage, v->T, v->lreq);
+    return 1;
+}
+static int alltoallv_leaders_test(nodeshm_nb_t *nb)
+{
+    nsm_nbv_t *v = (nsm_nbv_t *)nb;
+    int flag = 1;
+    if (v->nlreq) PMPI_Testall(v->nlreq, v->lreq, &flag, MPI_STATUSES_IGNORE);
+    if (!flag) return 0;
+    v->nlreq = 0;
+    nodeshm_flags_release(&nb->lane->area->flags, nb->seq);
     return 1;
 }
 
@@ -214,9 +216,9 @@ int nsm_nbv_nodes_steps(nsm_nbv_t *v, int id)
         nb->remote_start = allgatherv_start;
         return s->node_rank == 0 || v->o.bytes != 0; /* the leader's call writes the other nodes' blocks */
     }
-    /* Ialltoall(v): nonblocking_a2a.c's publish (the row, into the stage; Ialltoallv's votes) */
+    /* Ialltoall(v): nonblocking_a2a.c's publish (the row, into the stage; Ialltoallv's line) */
     nb->complete = a2a_complete;
     nb->remote_start = id == NSM_OP_IALLTOALL ? alltoall_start : alltoallv_start;
-    nb->remote_test = a2a_leaders_test;
+    nb->remote_test = id == NSM_OP_IALLTOALL ? alltoall_leaders_test : alltoallv_leaders_test;
     return 1;
 }

@@ -61,17 +61,17 @@ nsm_nbv_t *nsm_nbv_new(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_ste
     const size_t n = (size_t)s->size, head = NSM_NBV_ROUND(sizeof(nsm_nbv_t));
     const size_t c = NSM_NBV_ROUND(n * sizeof(long long)), d = NSM_NBV_ROUND(n * sizeof(MPI_Aint));
     const size_t r = NSM_NBV_ROUND((size_t)nreq * sizeof(MPI_Request));
-    /* between nodes: the stage offsets, the leaders' counts and types (nonblocking_nodes_v.c) */
+    /* between nodes: the stage offsets, the leaders' counts and requests (nonblocking_nodes_v.c) */
     const size_t so = s->n_nodes > 1 ? NSM_NBV_ROUND((n + 1) * sizeof(size_t)) : 0;
     const size_t lv = s->n_nodes > 1 ? NSM_NBV_ROUND(4 * (size_t)s->n_nodes * sizeof(int)) : 0;
-    const size_t lt = s->n_nodes > 1 ? NSM_NBV_ROUND(2 * (size_t)s->n_nodes * sizeof(MPI_Datatype)) : 0;
+    const size_t lt = s->n_nodes > 1 ? NSM_NBV_ROUND(2 * (size_t)s->n_nodes * sizeof(MPI_Request)) : 0;
     nsm_nbv_t *v = (nsm_nbv_t *)nsm_nb_new_sized(s, publish, complete, request,
                                                  head + (size_t)vectors * (c + d) + r + so + lv + lt + tmp);
     char *p = (char *)v + head;
     if (vectors > 0) v->cnt = (long long *)p, v->dsp = (MPI_Aint *)(p + c), p += c + d;
     if (vectors > 1) v->rcnt = (long long *)p, v->rdsp = (MPI_Aint *)(p + c), p += c + d;
     v->req = (MPI_Request *)p, p += r;
-    if (so) v->soff = (size_t *)p, v->lv = (int *)(p + so), v->ltypes = (MPI_Datatype *)(p + so + lv), p += so + lv + lt;
+    if (so) v->soff = (size_t *)p, v->lv = (int *)(p + so), v->lreq = (MPI_Request *)(p + so + lv), p += so + lv + lt;
     v->tmp = p;
     return v;
 }

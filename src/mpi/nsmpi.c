@@ -42,6 +42,8 @@ long nodeshm_mpi_accelerated(void)
     return n;
 }
 
+const char *nsm_op_id_name(int op) { return op >= 0 && op < NSM_OP_COUNT ? nsm_op_names[op] : "?"; }
+
 long nodeshm_mpi_accelerated_op(const char *op)
 {
     for (int i = 0; op && i < NSM_OP_COUNT; i++)
@@ -115,13 +117,13 @@ static size_t nsm_size_buffers(nsm_state_t *s, const size_t *max, int node_size)
     if (max[NSM_OP_ALLTOALLV] && s->n_nodes > 1)
         NSM_NEED(result, (size_t)s->max_node_size * nsm_a2av_meta_bytes(s->size));
     /* non-blocking between nodes, in the stage (nonblocking_nodes_v.c): iallgatherv every block,
-     * ialltoall(v) the matrix as alltoall's, ialltoallv's votes; the other non-blocking ops there
-     * use what their blocking forms size */
+     * ialltoall(v) the matrix as alltoall's, ialltoallv's members' lines as alltoallv's; the
+     * other non-blocking ops there use what their blocking forms size */
     if (s->n_nodes > 1) {
         NSM_NEED(stage, (size_t)s->size * max[NSM_OP_IALLGATHERV]);
         NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * max[NSM_OP_IALLTOALL]);
         NSM_NEED(stage, 2 * (size_t)s->max_node_size * (size_t)s->size * max[NSM_OP_IALLTOALLV]);
-        if (max[NSM_OP_IALLTOALLV]) NSM_NEED(result, (size_t)s->max_node_size * nsm_a2av_votes_bytes(s));
+        if (max[NSM_OP_IALLTOALLV]) NSM_NEED(result, (size_t)s->max_node_size * nsm_a2av_meta_bytes(s->size));
     }
 #undef NSM_NEED
     return nodeshm_banks_layout(&s->area.banks, result, slot, node_size,

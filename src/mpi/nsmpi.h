@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct nsm_state {
     MPI_Comm comm;
@@ -147,6 +148,8 @@ typedef struct nsm_op_stats {
     long why[NSM_WHY_COUNT];
 } nsm_op_stats_t;
 extern nsm_op_stats_t nsm_stats[NSM_OP_COUNT];
+/* An op's name (NSM_OP_* -> "ialltoallv": NSM_OPS' names, as NODESHM_MPI_DISABLE takes them). */
+const char *nsm_op_id_name(int op);
 /* Counts an accelerated call of op (NSM_OP_*). */
 static inline void nsm_count_accelerated(int op)
 {
@@ -246,12 +249,6 @@ const char *nsm_a2a_recv_ptr(const nsm_state_t *s, const char *area, size_t stri
 size_t nsm_a2a_stride(const nsm_state_t *s, size_t max);
 /* b bytes rounded up to whole flag lines: a member's lines of its own in the result area. */
 static inline size_t nsm_whole_lines(size_t b) { return (b + NODESHM_FLAG_LINE - 1) / NODESHM_FLAG_LINE * NODESHM_FLAG_LINE; }
-/* Ialltoallv between nodes (nonblocking_nodes_v.c): the bytes of a node member's votes in the
- * result area, 2 per node, in whole lines of its own. */
-static inline size_t nsm_a2av_votes_bytes(const nsm_state_t *s)
-{
-    return nsm_whole_lines(2 * (size_t)s->n_nodes * sizeof(uint64_t));
-}
 /* Whether the matrix for blocks of `stride` bytes fits this communicator's buffers. */
 int nsm_a2a_fits(const nsm_state_t *s, size_t stride);
 /* Between nodes, the leaders' exchange of the matrix (an MPI_Alltoallv among them): the datatype
@@ -299,20 +296,51 @@ static inline int nsm_p2p_start(int send, void *buf, long long count, MPI_Dataty
     return MPI_ERR_COUNT; /* no large-count entry in this MPI: a wide count cannot reach here */
 #endif
 }
-size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s);
+size_t nsm_alltoallv_pairs_stride(const nsm_state_t *s, int op); /* op: NSM_OP_ALLTOALLV, NSM_OP_IALLTOALLV */
 size_t nsm_alltoallw_pairs_stride(const nsm_state_t *s, int in_place); /* the same for alltoallw (one node) */
 /* sendbuf MPI_IN_PLACE (alltoallv only): sv is ignored, rv both ways. */
 int nsm_alltoallv_pairs(nsm_state_t *s, size_t stride, const void *sendbuf, nsm_vec_t sv, MPI_Datatype sendtype,
                         void *recvbuf, nsm_vec_t rv, MPI_Datatype recvtype, MPI_Comm comm, const char *call);
-/* Alltoallv between nodes: what each member publishes in the result area for its leader, the bytes
- * of its matrix blocks to each rank of another node, then from each (int each, by stage index; 0
- * elsewhere): their bytes there, whole cache lines. */
+/* Alltoallv and Ialltoallv between nodes: what each member publishes in the result area for its
+ * leader, its line: the bytes of its matrix blocks to each rank of another node, then from each
+ * (int each, by stage index; 0 elsewhere), whole cache lines; member i's line. */
 static inline size_t nsm_a2av_meta_bytes(int size) { return nsm_whole_lines(2 * (size_t)size * sizeof(int)); }
-/* The leaders' exchange of alltoallv between nodes (alltoall.c): block b of the stage's send half
- * carries send_len[b] bytes, block b of its receive half recv_len[b] (counted from the half's
- * start); the same at both ends of a node pair.  On the leaders communicator, this tag. */
+static inline int *nsm_a2av_line(const nsm_state_t *s, const char *result, int i)
+{
+    return (int *)(result + (size_t)i * nsm_a2av_meta_bytes(s->size));
+}
+/* A member's note of the pair with comm rank r in its line: to, from: the bytes of its block to r
+ * and from r; a block travels through the leaders' stage when r is on another node and it fits
+ * the stride T (larger ones go point to point: 0 here). */
+static inline void nsm_a2av_note(const nsm_state_t *s, int *line, size_t T, int r, unsigned long long to,
+                                 unsigned long long from)
+{
+    const int x = s->stage_index[r], remote = s->node_of[r] != s->my_node;
+    line[x] = remote && to <= T ? (int)to : 0;
+    line[s->size + x] = remote && from <= T ? (int)from : 0;
+}
+/* The leaders' exchange of (I)alltoallv between nodes (alltoall.c), once every member of the node
+ * has its line in `result`: block b of the stage's send half carries the bytes its sender noted,
+ * block b of its receive half those its receiver noted, the same at both ends of a node pair.
+ * Posts one receive and one send per node pair with blocks either way (receives first; none
+ * where there are none) on the leaders communicator under this tag, and returns how many
+ * requests it put in req (room for 2 * n_nodes): Alltoallv waits for them, Ialltoallv's leader
+ * tests them at each progress pass. */
 #define NSM_A2AV_LEADERS_TAG 16
-void nsm_a2a_leaders_pairs(nsm_state_t *s, size_t stride, const int *send_len, const int *recv_len);
+int nsm_a2av_leaders_post(const nsm_state_t *s, const char *result, char *stage, size_t stride, MPI_Request *req);
+/* In place, a block sent point to point is copied aside before the receives posted with it may
+ * overwrite it (alltoallv_pairs.c, nonblocking_a2a.c): `count` elements of a datatype of this
+ * extent span (count - 1) * extent + true_extent bytes from its true lower bound.  Copies the
+ * block at `block` (its displacement in the buffer) to `aside`, unless aside is NULL; returns the
+ * room it takes there, rounded up to 16 bytes (the next copy stays aligned).  The copy's datatype
+ * starts at aside - true_lb. */
+static inline size_t nsm_aside(char *aside, const char *block, long long count, MPI_Aint extent, MPI_Aint true_lb,
+                               MPI_Aint true_extent)
+{
+    const size_t span = count > 0 ? (size_t)((count - 1) * extent + true_extent) : 0;
+    if (aside && span) memcpy(aside, block + true_lb, span);
+    return (span + 15) & ~(size_t)15;
+}
 /* n ints (ends the job when there is no memory). */
 static inline int *nsm_ints(size_t n, const char *call)
 {

@@ -49,8 +49,10 @@
  * (windows 0 there).
  *
  * MPI_Request_free of one of ours drops its entry (of an active one, erroneous in MPI-4: the op is
- * completed first).  A communicator freed while requests on it live (MPI keeps it for them) is
- * told by an attribute of our own: its requests go to the library from then on, on every rank. */
+ * completed first); of a non-blocking collective's request of ours it is refused
+ * (nsm_nb_request_free: MPI-4.1 6.12 makes it erroneous for those, whatever their state).  A
+ * communicator freed while requests on it live (MPI keeps it for them) is told by an attribute
+ * of our own: its requests go to the library from then on, on every rank. */
 #include "mpi/persistent_entry.h"
 
 #include <pthread.h>
@@ -336,11 +338,15 @@ int MPI_Startall(int count, MPI_Request requests[])
     return rc;
 }
 
+/* The one interception of MPI_Request_free: persistent requests of ours here, non-blocking ones
+ * of ours refused (nonblocking.c), the rest the library's */
 int MPI_Request_free(MPI_Request *request)
 {
     nsm_persist_t *e;
-    if (!__atomic_load_n(&nsm_persist_entries, __ATOMIC_RELAXED) || !request || !(e = p_find(*request)))
-        return PMPI_Request_free(request);
+    if (!__atomic_load_n(&nsm_persist_entries, __ATOMIC_RELAXED) || !request || !(e = p_find(*request))) {
+        int rc = nsm_nb_request_free(request);
+        return rc != NSM_HANDED_OVER ? rc : PMPI_Request_free(request);
+    }
     if (e->active) { /* erroneous (MPI-4): completed first, as a wait would */
         nsm_persist_finish(e);
         nsm_persist_return(e, MPI_STATUS_IGNORE);
