@@ -15,7 +15,6 @@
 #include "core/coll/area.h" /* flags, banks, small ring and waits: the node-collective engine */
 #include "core/coll/progress.h" /* its non-blocking operations */
 #include "core/coll/reduce.h" /* the reduction family of both faces */
-#include "core/coll/publish.h" /* a node's publications: the families written once */
 #include "core/topology.h" /* the node split */
 #include "core/status.h" /* nodeshm_abort_job: the one way a rank ends the job after an error */
 
@@ -456,18 +455,6 @@ static inline nsm_reduction_t nsm_slots_reduction(const nsm_state_t *s, MPI_Aint
 {
     return nsm_reduction(s->area.cur.slots, s->area.cur.slot_stride, extent, type, op);
 }
-/* The publications of operation seq on state s (core/coll/publish.h; publish.c): node rank k's
- * contribution is its slot, or `mine` for me where not NULL (m.r: the operation's kernel,
- * PMPI_Reduce_local(type, op) on elements of `extent` bytes); the shared buffer is the result
- * area; between nodes the leaders' PMPI_Exscan. */
-typedef struct nsm_pub {
-    nodeshm_pub_t p;
-    nsm_reduction_t m;
-    nsm_state_t *s;
-    uint64_t seq;
-} nsm_pub_t;
-void nsm_pub_init(nsm_pub_t *c, nsm_state_t *s, uint64_t seq, const void *mine, MPI_Aint extent, MPI_Datatype type,
-                  MPI_Op op);
 /* Node rank me's slice (core/coll/reduce.h) reduced over all slots of operation seq, once they
  * have arrived, into the result area (allreduce.c). */
 void nsm_reduce_my_slice(const nsm_state_t *s, uint64_t seq, int count, MPI_Aint extent, MPI_Datatype type,

@@ -1,7 +1,7 @@
 /* libnodeshm_mpi: MPI_Scan and MPI_Exscan for predefined ops and types (others go to the MPI
  * library), on core/coll/scan.h's scan (how it works, and the order of its reductions).
  *
- * Here: the checks and hand-overs, and this face's publications (publish.c): every rank copies
+ * Here: the checks and hand-overs, and this face's publications (publish.h): every rank copies
  * its contribution into its slot, except the last rank, whose slot nobody reads unless its input
  * must survive an in-place call; in place the others read the slot and the rank itself too (its
  * receive buffer is overwritten), but rank 0, whose prefix is its own contribution, reads its
@@ -11,6 +11,7 @@
  *
  * Defaults, and what they were measured against: src/mpi/nsmpi_config.h. */
 #include "mpi/nsmpi.h"
+#include "mpi/publish.h"
 #include "core/coll/scan.h"
 
 #include <string.h>
@@ -49,8 +50,9 @@ static int scan_body(int id, const void *sendbuf, void *recvbuf, int count, MPI_
     char *slot = nodeshm_area_slot(&s->area, me);
     if (publish) memcpy(slot, in_place ? recvbuf : sendbuf, bytes);
     nsm_pub_t c;
-    nsm_pub_init(&c, s, seq, !in_place ? sendbuf : me > 0 ? slot : recvbuf, extent, type, op);
-    return nodeshm_scan(&c.p, &c.m.r, recvbuf, (size_t)count, exclusive);
+    nsm_reduction_t m;
+    nsm_pub_init(&c, &m, s, seq, !in_place ? sendbuf : me > 0 ? slot : recvbuf, extent, type, op);
+    return nodeshm_scan(&nsm_pub_ops, &c.p, &m.r, recvbuf, (size_t)count, exclusive);
 }
 
 NSM_BODY int accelerated_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,

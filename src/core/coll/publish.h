@@ -1,8 +1,11 @@
 /* nodeshm core, node collectives: a node's publications of one call, as both faces make them.
  *
- * The algorithm families written once in core/coll/ (scan.c so far) run on this interface, not
+ * The algorithm families written once in core/coll/ (scan.h so far) run on this interface, not
  * on a face's buffers: for a node of n members (member 0 leads it between nodes) a face says
- *   at(k)          where member k's contribution of this call is (element 0), once published;
+ *   at(k)          where member k's contribution of this call is (element 0), once published:
+ *                  for the reduction families the at of the face's nodeshm_reduction_t
+ *                  (reduce.h), built over the same buffers, so that where the face builds both
+ *                  the compiler sees one accessor and inlines it into the reduction loops;
  *   post(DATA)     my contribution is published (the face has put it where at(me) says);
  *   await(k, DATA) until member k's is;
  *   shared()       the call's node-shared buffer, as large as a contribution, that members
@@ -13,8 +16,9 @@
  *                  (the leaders' communicator and the MPI call stay in the face: the
  *                  interposer must call PMPI_Exscan, the OpenSHMEM face MPI_Exscan with its own
  *                  op for 8- and 16-bit sums); returns a status, 0 when it went well.
- * What each face supplies:
- *   MPI (src/mpi/publish.c): a communicator's node area (core/coll/area.h) for the operation
+ * (post ... exscan are a nodeshm_pub_ops_t, the face's static const table.)  What each face
+ * supplies:
+ *   MPI (src/mpi/publish.h): a communicator's node area (core/coll/area.h) for the operation
  *     that nodeshm_area_begin numbered seq: the slots (the sender's own buffer for itself where
  *     it can), flags.h's lines (DATA: arrive; SHARED: reduced, the leader's release line),
  *     the result area as the shared buffer, PMPI_Exscan on the state's leaders;
@@ -32,8 +36,6 @@
 #ifndef NODESHM_COLL_PUBLISH_H
 #define NODESHM_COLL_PUBLISH_H
 
-#include "core/coll/reduce.h"
-
 #include <stddef.h>
 
 enum {
@@ -41,42 +43,22 @@ enum {
     NODESHM_PUB_SHARED, /* the call's node-shared buffer */
 };
 
-typedef struct nodeshm_pub nodeshm_pub_t;
-struct nodeshm_pub {
+/* A face's publications of one call: where this member stands, and the state its ops use (in
+ * the face's struct, which starts with this one). */
+typedef struct nodeshm_pub {
     int n, me;            /* the node's members; my index among them (0: the node leader) */
     int n_nodes, my_node; /* nodes the call spans; mine (0: the first) */
-    const char *(*at)(const nodeshm_pub_t *p, int k);
+} nodeshm_pub_t;
+
+/* The face's ops on them.  The faces keep theirs in a static const table passed straight to the
+ * algorithm, so that where the algorithm is inlined the compiler sees which functions they are
+ * and inlines them too (the small scans are latency-bound). */
+typedef struct nodeshm_pub_ops {
     void (*post)(nodeshm_pub_t *p, int what);
     void (*await)(const nodeshm_pub_t *p, int k, int what);
     char *(*shared)(nodeshm_pub_t *p);
     void (*done)(nodeshm_pub_t *p);
     int (*exscan)(nodeshm_pub_t *p, void *buf, size_t count);
-};
-
-/* A reduction (reduce.h) whose contributions are pub's: op's kernel (fn, or local on op: the
- * face's context follows op, not this struct), at(k) = pub's at(k) (not waited for here). */
-typedef struct nodeshm_pub_reduction {
-    nodeshm_reduction_t r;
-    const nodeshm_reduction_t *op;
-    const nodeshm_pub_t *p;
-} nodeshm_pub_reduction_t;
-
-static inline const char *nodeshm_pub_reduction_at(const nodeshm_reduction_t *r, int k)
-{
-    const nodeshm_pub_reduction_t *c = (const nodeshm_pub_reduction_t *)r;
-    return c->p->at(c->p, k);
-}
-static inline void nodeshm_pub_reduction_local(const nodeshm_reduction_t *r, const void *in, void *inout,
-                                               size_t n)
-{
-    const nodeshm_reduction_t *op = ((const nodeshm_pub_reduction_t *)r)->op;
-    op->local(op, in, inout, n);
-}
-static inline nodeshm_pub_reduction_t nodeshm_pub_reduction(const nodeshm_pub_t *p, const nodeshm_reduction_t *op)
-{
-    nodeshm_pub_reduction_t c = {
-        {op->fn, op->fn ? NULL : nodeshm_pub_reduction_local, nodeshm_pub_reduction_at, op->elem}, op, p};
-    return c;
-}
+} nodeshm_pub_ops_t;
 
 #endif

@@ -13,12 +13,15 @@
  * the turn line's reduced flag, otherwise unused on that line. */
 #include "core/coll/team/team_coll.h"
 
+#include <stddef.h>
+
 static inline const coll_pub_t *pub_of(const nodeshm_pub_t *p) { return (const coll_pub_t *)p; }
 
-static const char *pub_at(const nodeshm_pub_t *p, int k)
+/* The reduction's at (core/coll/reduce.h): c->r sits at a fixed place in the coll_pub_t. */
+static const char *pub_at(const nodeshm_reduction_t *r, int k)
 {
-    const coll_pub_t *c = pub_of(p);
-    if (k == p->me) return c->mine;
+    const coll_pub_t *c = (const coll_pub_t *)(const void *)((const char *)r - offsetof(coll_pub_t, r));
+    if (k == c->p.me) return c->mine;
     return c->small ? coll_small_await(c->t, c->x, k) : coll_stage_of(c->t, k, c->x.b);
 }
 
@@ -60,17 +63,21 @@ static int pub_exscan(nodeshm_pub_t *p, void *buf, size_t count)
 {
     const coll_pub_t *c = pub_of(p);
     MPI_Op op = c->op;
-    int rc = coll_mpi_op(c->call, &op, c->fn);
+    int rc = coll_mpi_op(c->call, &op, c->r.fn);
     if (!rc && MPI_Exscan(MPI_IN_PLACE, buf, (int)count, c->dtype, op, c->leaders) != MPI_SUCCESS)
         rc = nodeshm_coll_mpi_failed(c->call, "MPI_Exscan between node leaders");
     return rc;
 }
 
-void coll_pub_begin(coll_pub_t *c, nodeshm_team_t *t, coll_turn_t x, const void *src, size_t nbytes)
+const nodeshm_pub_ops_t coll_pub_ops = {pub_post, pub_await, pub_shared, pub_done, pub_exscan};
+
+void coll_pub_begin(coll_pub_t *c, nodeshm_team_t *t, coll_turn_t x, const void *src, size_t count,
+                    size_t elem, nodeshm_reduce_fn fn)
 {
     int n = t->node_n_pes;
-    c->p = (nodeshm_pub_t){n, t->node_my_pe, t->n_nodes, t->my_node, pub_at,
-                           pub_post, pub_await, pub_shared, pub_done, pub_exscan};
+    size_t nbytes = count * elem;
+    c->p = (nodeshm_pub_t){n, t->node_my_pe, t->n_nodes, t->my_node};
+    c->r = (nodeshm_reduction_t){fn, NULL, pub_at, elem};
     c->t = t, c->x = x, c->nbytes = nbytes;
     c->small = n > 1 && nbytes <= coll_small_max();
     c->mine = src;
@@ -79,5 +86,5 @@ void coll_pub_begin(coll_pub_t *c, nodeshm_team_t *t, coll_turn_t x, const void 
         memcpy(copy, src, nbytes);
         c->mine = copy;
     }
-    c->call = NULL, c->leaders = MPI_COMM_NULL, c->dtype = MPI_DATATYPE_NULL, c->op = MPI_OP_NULL, c->fn = NULL;
+    c->call = NULL, c->leaders = MPI_COMM_NULL, c->dtype = MPI_DATATYPE_NULL, c->op = MPI_OP_NULL;
 }

@@ -47,14 +47,12 @@ static void reduce_node(nodeshm_team_t *t, coll_turn_t x, void *dest, const void
                         size_t elem, nodeshm_reduce_fn fn)
 {
     coll_pub_t c;
-    coll_pub_begin(&c, t, x, src, count * elem);
-    c.p.post(&c.p, NODESHM_PUB_DATA);
+    coll_pub_begin(&c, t, x, src, count, elem, fn);
+    coll_pub_ops.post(&c.p, NODESHM_PUB_DATA);
     for (int k = 0; k < c.p.n; k++)
-        if (k != c.p.me) c.p.await(&c.p, k, NODESHM_PUB_DATA);
-    const nodeshm_reduction_t op = {fn, NULL, NULL, elem};
-    nodeshm_pub_reduction_t r = nodeshm_pub_reduction(&c.p, &op);
-    nodeshm_reduce_ordered(&r.r, dest, 0, count, 0, c.p.n - 1);
-    c.p.done(&c.p);
+        if (k != c.p.me) coll_pub_ops.await(&c.p, k, NODESHM_PUB_DATA);
+    nodeshm_reduce_ordered(&c.r, dest, 0, count, 0, c.p.n - 1);
+    coll_pub_ops.done(&c.p);
 }
 
 /* Reduction and scan arguments: count * elem fits, both arrays symmetric, and either the same

@@ -39,15 +39,14 @@ static int scan_rounds(const char *call, nodeshm_team_t *t, MPI_Comm leaders, vo
                        int exclusive)
 {
     size_t per = EAGER_MAX / elem;
-    const nodeshm_reduction_t kernel = {fn, NULL, NULL, elem};
     int rc = NODESHM_OK;
     for (size_t off = 0; off < count; off += per) {
         size_t len = count - off < per ? count - off : per;
         char *out = (char *)dest + off * elem;
         coll_pub_t c;
-        coll_pub_begin(&c, t, coll_turn_begin(t, coll_begin(t)), (const char *)src + off * elem, len * elem);
-        c.call = call, c.leaders = leaders, c.dtype = dtype, c.op = op, c.fn = fn;
-        int rrc = nodeshm_scan(&c.p, &kernel, out, len, exclusive);
+        coll_pub_begin(&c, t, coll_turn_begin(t, coll_begin(t)), (const char *)src + off * elem, len, elem, fn);
+        c.call = call, c.leaders = leaders, c.dtype = dtype, c.op = op;
+        int rrc = nodeshm_scan(&coll_pub_ops, &c.p, &c.r, out, len, exclusive);
         if (!rc) rc = rrc; /* the later rounds still run: every member takes them */
         if (exclusive && t->my_pe == 0) memset(out, 0, len * elem);
     }
