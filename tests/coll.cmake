@@ -19,7 +19,7 @@ nodeshm_add_mpi_test(NAME coll_aset NP 6 PES_PER_NODE 3)
 # OpenSHMEM 1.6 scans (tests/coll_scan.c): sum_inscan/sum_exscan of every SUM type and the
 # generic names on WORLD/strided/2d/from-communicator teams, counts 0 to past a staging buffer.
 nodeshm_add_mpi_test(NAME coll_scan SOURCES coll_scan.c NP 1 2 3 4 8)
-nodeshm_add_mpi_test(NAME coll_scan NP 4 PES_PER_NODE 2)
+nodeshm_add_mpi_test(NAME coll_scan NP 3 4 PES_PER_NODE 2)
 nodeshm_add_mpi_test(NAME coll_scan NP 6 PES_PER_NODE 4)
 
 # Erroneous calls end the job with a message naming the call and the bad value

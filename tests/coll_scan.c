@@ -4,7 +4,7 @@
  * test_value() data.  Teams: WORLD, a strided split, both axes of a 2d split and a team from an
  * MPI communicator with reordered ranks (team order differs from world order, and nodes
  * interleave in it under NODESHM_PES_PER_NODE).  Counts 0, 1, odd, and larger than one staging
- * buffer (several eager rounds); in place on alternate calls.  Scans on overlapping teams follow
+ * buffer (several eager rounds, the last one also small); in place on alternate calls.  Scans on overlapping teams follow
  * each other with no barrier between them. */
 #include "common.h"
 
@@ -15,6 +15,7 @@
 
 #define BUF_BYTES ((size_t)4 << 20)
 #define LARGE 20011 /* elements: more than 64 KiB for every type but the 1- and 2-byte ones */
+#define ROUND_INTS 16384 /* ints in a staging buffer (64 KiB): a scan round */
 
 #include "coll_values.h"
 
@@ -75,6 +76,10 @@ static void test_scans(const team_t *t)
     /* large for two types whatever the variant, both kinds, in place and not */
     TEST_SCAN(long, long, V_SMALL, t, LARGE, 0, 1);
     TEST_SCAN(double, double, V_SMALL, t, LARGE, 1, 0);
+    /* a staging buffer and a few elements: the last round small enough for the small ring
+     * (between nodes the node total then still goes through staging) */
+    TEST_SCAN(int, int, V_SMALL, t, ROUND_INTS + 5, 0, 0);
+    TEST_SCAN(int, int, V_SMALL, t, ROUND_INTS + 9, 1, 1);
     /* the C11 generic names */
     long *s = (long *)sbuf, *d = (long *)dbuf;
     *s = me + 1;

@@ -29,6 +29,10 @@ foreach(_t IN LISTS _host_tests)
   nodeshm_add_mpi_test(NAME ${_t} SOURCES ${_t}.c NP 4 HOSTS 2 TIMEOUT 90)
 endforeach()
 
+# The scans of both faces between hosts (core/coll/scan.h: node scans, the leaders' MPI_Exscan
+# over the network): OpenSHMEM's here, hosts of 2+1 and 2+2 PEs; MPI's in mpi_scan.cmake.
+nodeshm_add_mpi_test(NAME coll_scan NP 3 4 HOSTS 2 TIMEOUT 300)
+
 # The memory model across nodes, several hundred rounds: after shmem_barrier_all, quiet + flag
 # and put-with-signal, every PE sees what PEs of other nodes wrote (stale views counted per PE).
 nodeshm_add_mpi_test(NAME host_visibility SOURCES host_visibility.c NP 4 HOSTS 2 ARGS 500

@@ -15,13 +15,13 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
                        ENV ${scan_env})
   nodeshm_add_mpi_test(NAME mpi_scan NP 3 ARGS ${scan_args} TIMEOUT 600 PASS_REGEX "${_pass}"
                        ENV ${scan_env} NODESHM_MPI_BANKS=1 SUFFIX _one_bank)
-  # between pseudo-nodes: even (2+2), uneven (4+2), and nodes of 2 at 8 ranks
-  nodeshm_add_mpi_test(NAME mpi_scan NP 4 8 PES_PER_NODE 2 ARGS ${scan_args} TIMEOUT 600
+  # between pseudo-nodes: a node of one rank (2+1), even (2+2), uneven (4+2), and nodes of 2 at 8
+  nodeshm_add_mpi_test(NAME mpi_scan NP 3 4 8 PES_PER_NODE 2 ARGS ${scan_args} TIMEOUT 600
                        PASS_REGEX "${_pass}" ENV ${scan_env})
   nodeshm_add_mpi_test(NAME mpi_scan NP 6 PES_PER_NODE 4 ARGS ${scan_args} TIMEOUT 600
                        PASS_REGEX "${_pass}" ENV ${scan_env})
   # 2 emulated hosts (the MPI library's network between them)
-  nodeshm_add_mpi_test(NAME mpi_scan NP 4 HOSTS 2 ARGS ${scan_args} TIMEOUT 600 PASS_REGEX "${_pass}"
+  nodeshm_add_mpi_test(NAME mpi_scan NP 3 4 HOSTS 2 ARGS ${scan_args} TIMEOUT 600 PASS_REGEX "${_pass}"
                        ENV ${scan_env})
   # switched off: no counter moves, values still right
   nodeshm_add_mpi_test(NAME mpi_scan NP 4 ARGS --expect-none TIMEOUT 600 PASS_REGEX "${_pass}"

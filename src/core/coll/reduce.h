@@ -11,8 +11,8 @@
  *            over all contributions (every core works, no member writes another's line): the
  *            large paths, whose result the members then copy out.
  * The face says what its operation is and where each contribution lives, through a
- * nodeshm_reduction_t at the head of a context struct of its own:
- *   OpenSHMEM (core/coll/team/reduce.c, scan.c): a nodeshm_reduce_fn on symmetric memory, the
+ * nodeshm_reduction_t in a context struct of its own (at its head, or at a fixed offset):
+ *   OpenSHMEM (core/coll/team/reduce.c, publish.c): a nodeshm_reduce_fn on symmetric memory, the
  *            contributions its node peers' sources, staging or small-ring entries;
  *   MPI (src/mpi/nsmpi.h: nsm_reduction): PMPI_Reduce_local(type, op) on a communicator's
  *            node slots.

@@ -19,62 +19,40 @@
 
 _Static_assert(NODESHM_REDUCE_EAGER_MAX == EAGER_MAX, "eager reductions: a staging buffer");
 
-/* The node's contributions to a reduction (core/coll/reduce.h): in the eager path the staged
- * copies (waited for in the small ring; staged ones were awaited before) and `mine`, my own;
- * in the sliced path every member's symmetric source. */
+/* The sliced path's contributions (core/coll/reduce.h): every member's symmetric source. */
 typedef struct team_reduction {
     nodeshm_reduction_t r;
     const nodeshm_team_t *t;
-    coll_turn_t x;
-    int small;
-    const char *mine; /* eager: my staged copy; sliced: the symmetric source */
+    const char *src;
 } team_reduction_t;
-
-static const char *staged_at(const nodeshm_reduction_t *r, int k)
-{
-    const team_reduction_t *c = (const team_reduction_t *)r;
-    if (k == c->t->node_my_pe) return c->mine;
-    return c->small ? coll_small_await(c->t, c->x, k) : coll_stage_of(c->t, k, c->x.b);
-}
 
 static const char *source_at(const nodeshm_reduction_t *r, int k)
 {
     const team_reduction_t *c = (const team_reduction_t *)r;
-    return coll_at_member(c->t, c->mine, k);
+    return coll_at_member(c->t, c->src, k);
 }
 
 void coll_reduce_sources(const nodeshm_team_t *t, void *dest, const void *src, size_t count, size_t elem,
                          nodeshm_reduce_fn fn)
 {
-    team_reduction_t c = {{fn, NULL, source_at, elem}, t, {0, 0, 0}, 0, src};
+    team_reduction_t c = {{fn, NULL, source_at, elem}, t, src};
     nodeshm_reduce_ordered(&c.r, dest, 0, count, 0, t->node_n_pes - 1);
 }
 
-/* One node, eager: every member stages its source, then reduces node members first..last's
- * contributions itself, always in member order (the same rounding on every PE); last < first:
- * dest = zeros (exclusive scan on the first PE).  total, if not NULL, gets all the node's
- * contributions reduced (a leader's share of a scan between nodes).  No second phase: dest is
- * written only by its owner and sources are free once staged. */
-void coll_reduce_node(nodeshm_team_t *t, coll_turn_t x, void *dest, const void *src, size_t count,
-                      size_t elem, nodeshm_reduce_fn fn, int first, int last, void *total)
+/* One node, eager: every member stages its source (publish.c), then reduces all the node's
+ * contributions itself, from their staged copies (mine too: dest may be src), always in member
+ * order (the same rounding on every PE).  No second phase: dest is written only by its owner and
+ * sources are free once staged. */
+static void reduce_node(nodeshm_team_t *t, coll_turn_t x, void *dest, const void *src, size_t count,
+                        size_t elem, nodeshm_reduce_fn fn)
 {
-    size_t nbytes = count * elem;
-    int n = t->node_n_pes, small = nbytes <= coll_small_max();
-    char *mine = small ? coll_small_claim(t, x) : coll_stage_claim(t, x);
-    memcpy(mine, src, nbytes);
-    if (small) coll_small_publish(t, x);
-    else coll_publish(t, x, nbytes, FROM_STAGE, 0);
-    /* every contribution from its staged copy, mine too (dest may be src); the total needs all */
-    int lo = total ? 0 : first, hi = total ? n - 1 : last;
-    if (!small)
-        for (int k = lo; k <= hi; k++)
-            if (k != t->node_my_pe) (void)coll_await_ready(t, x, k);
-    team_reduction_t c = {{fn, NULL, staged_at, elem}, t, x, small, mine};
-    if (last < first) memset(dest, 0, nbytes);
-    else nodeshm_reduce_ordered(&c.r, dest, 0, count, first, last);
-    if (total) nodeshm_reduce_ordered(&c.r, total, 0, count, 0, n - 1);
-    if (small) coll_small_done(t, x);
-    else coll_mark_done(t, x);
+    coll_pub_t c;
+    coll_pub_begin(&c, t, x, src, count, elem, fn);
+    coll_pub_ops.post(&c.p, NODESHM_PUB_DATA);
+    for (int k = 0; k < c.p.n; k++)
+        if (k != c.p.me) coll_pub_ops.await(&c.p, k, NODESHM_PUB_DATA);
+    nodeshm_reduce_ordered(&c.r, dest, 0, count, 0, c.p.n - 1);
+    coll_pub_ops.done(&c.p);
 }
 
 /* Reduction and scan arguments: count * elem fits, both arrays symmetric, and either the same
@@ -108,7 +86,7 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
     coll_turn_t x = coll_turn_begin(t, e);
     if (count == 0) return NODESHM_OK;
     if (t->n_nodes == 1 && t->n_pes > 1 && nbytes <= NODESHM_REDUCE_EAGER_MAX) {
-        coll_reduce_node(t, x, dest, src, count, elem, fn, 0, t->node_n_pes - 1, NULL);
+        reduce_node(t, x, dest, src, count, elem, fn);
         return NODESHM_OK;
     }
     if (t->n_nodes > 1 && nbytes <= NODESHM_REDUCE_NODES_FAN_MAX && coll_nodes_library_wins(t)) {
@@ -128,7 +106,7 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
     if (n == 1) {
         if (dest != src) memcpy(dest, src, nbytes);
     } else if (hi > lo) {
-        team_reduction_t c = {{fn, NULL, source_at, elem}, t, {0, 0, 0}, 0, src};
+        team_reduction_t c = {{fn, NULL, source_at, elem}, t, src};
         nodeshm_reduce_sliced(&c.r, out, lo, hi, n);
         if (t->n_nodes == 1)
             for (int p = 1; p < n; p++)

@@ -79,6 +79,13 @@ char *coll_stage_claim(nodeshm_team_t *t, coll_turn_t x)
     return coll_stage_of(t, t->node_my_pe, x.b);
 }
 
+char *coll_stage_hold(nodeshm_team_t *t, coll_turn_t x)
+{
+    char *stage = coll_stage_claim(t, x);
+    t->staged[x.b] = x.e;
+    return stage;
+}
+
 /* A rendezvous owner that publishes without claiming staging waits here too: a peer may still be
  * reading my line of four collectives ago when I ran ahead as a broadcast root. */
 void coll_publish(nodeshm_team_t *t, coll_turn_t x, uint64_t size, uint64_t from, uint64_t token)
