@@ -22,7 +22,7 @@
  *     that nodeshm_area_begin numbered seq: the slots (the sender's own buffer for itself where
  *     it can), flags.h's lines (DATA: arrive; SHARED: reduced, the leader's release line),
  *     the result area as the shared buffer, PMPI_Exscan on the state's leaders;
- *   OpenSHMEM (core/coll/team/publish.c): a team's turn (turns.c: staging, or small.c's ring
+ *   OpenSHMEM (core/coll/team/publish.h): a team's turn (turns.c: staging, or small.c's ring
  *     for small contributions), the turn lines of the members' control blocks (DATA: arrive, or
  *     the ring entry's epoch; SHARED: reduced), the last member's staging buffer of the turn as
  *     the shared buffer, MPI_Exscan on the team's leaders.

@@ -12,7 +12,7 @@
  *            large paths, whose result the members then copy out.
  * The face says what its operation is and where each contribution lives, through a
  * nodeshm_reduction_t in a context struct of its own (at its head, or at a fixed offset):
- *   OpenSHMEM (core/coll/team/reduce.c, publish.c): a nodeshm_reduce_fn on symmetric memory, the
+ *   OpenSHMEM (core/coll/team/reduce.c, publish.h): a nodeshm_reduce_fn on symmetric memory, the
  *            contributions its node peers' sources, staging or small-ring entries;
  *   MPI (src/mpi/nsmpi.h: nsm_reduction): PMPI_Reduce_local(type, op) on a communicator's
  *            node slots.

@@ -15,7 +15,7 @@
  * the second sync.  Between nodes MPI's own op is used, except where the caller asks for its
  * kernel as an MPI user op (8/16-bit sums and products: Open MPI's vector ops saturate instead
  * of wrapping). */
-#include "core/coll/team/team_coll.h"
+#include "core/coll/team/publish.h"
 
 _Static_assert(NODESHM_REDUCE_EAGER_MAX == EAGER_MAX, "eager reductions: a staging buffer");
 
@@ -39,7 +39,7 @@ void coll_reduce_sources(const nodeshm_team_t *t, void *dest, const void *src, s
     nodeshm_reduce_ordered(&c.r, dest, 0, count, 0, t->node_n_pes - 1);
 }
 
-/* One node, eager: every member stages its source (publish.c), then reduces all the node's
+/* One node, eager: every member stages its source (publish.h), then reduces all the node's
  * contributions itself, from their staged copies (mine too: dest may be src), always in member
  * order (the same rounding on every PE).  No second phase: dest is written only by its owner and
  * sources are free once staged. */
@@ -49,7 +49,8 @@ static void reduce_node(nodeshm_team_t *t, coll_turn_t x, void *dest, const void
     coll_pub_t c;
     coll_pub_begin(&c, t, x, src, count, elem, fn);
     coll_pub_ops.post(&c.p, NODESHM_PUB_DATA);
-    for (int k = 0; k < c.p.n; k++)
+    /* staged copies first; small ones the reduction awaits as it reaches them (pub_at) */
+    for (int k = 0; !c.small && k < c.p.n; k++)
         if (k != c.p.me) coll_pub_ops.await(&c.p, k, NODESHM_PUB_DATA);
     nodeshm_reduce_ordered(&c.r, dest, 0, count, 0, c.p.n - 1);
     coll_pub_ops.done(&c.p);

@@ -2,10 +2,10 @@
  *
  * On one node, and between nodes when each node is a contiguous run of the team: core/coll/
  * scan.h's scan (written once for both faces), in rounds of at most a staging buffer, each a
- * turn and its publications (publish.c); the exclusive scan's first PE gets zeros.  Between such
+ * turn and its publications (publish.h); the exclusive scan's first PE gets zeros.  Between such
  * nodes, vectors of at most coll_small_max() take a chain through the team instead (scan_chain.c).
  * Otherwise MPI_Scan / MPI_Exscan over the team's communicator. */
-#include "core/coll/team/team_coll.h"
+#include "core/coll/team/publish.h"
 #include "core/coll/scan.h"
 
 /* Several nodes: MPI_Scan / MPI_Exscan over the team's communicator (rank = team index), correct

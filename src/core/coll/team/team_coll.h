@@ -95,7 +95,7 @@ static inline char *coll_stage_of(const nodeshm_team_t *t, int node_member, int 
 }
 /* Waits until my node peers read my previous publication of turn b; returns my staging buffer. */
 char *coll_stage_claim(nodeshm_team_t *t, coll_turn_t x);
-/* The same for data my peers read without a publication of it (publish.c's shared buffer): my
+/* The same for data my peers read without a publication of it (publish.h's shared buffer): my
  * next claim of turn b waits until they said done for this turn. */
 char *coll_stage_hold(nodeshm_team_t *t, coll_turn_t x);
 /* Publishes my contribution of this turn: its size, where it is (FROM_*) and, for readers whose
@@ -191,28 +191,6 @@ _Static_assert(NODESHM_COLL_NODES_BCAST_MAX <= NODESHM_COLL_STAGE_BYTES, "staged
 int nodeshm_coll_nodes_reduce(const char *call, nodeshm_team_t *t, MPI_Comm leaders, uint64_t e,
                               void *dest, const void *src, size_t count, size_t elem,
                               nodeshm_reduce_fn fn, MPI_Datatype dtype, MPI_Op op);
-
-/* ---- a turn's publications (publish.c): core/coll/publish.h on staging and the small ring ------------ */
-typedef struct coll_pub {
-    nodeshm_pub_t p;
-    nodeshm_reduction_t r; /* fn on elem-byte elements; at: the contributions (core/coll/reduce.h) */
-    nodeshm_team_t *t;
-    coll_turn_t x;
-    size_t nbytes;       /* of a contribution */
-    int small;           /* contributions in the small ring, else in staging */
-    const char *mine;    /* my staged copy; alone on my node, my source */
-    /* the leaders' exchange (exscan), set by the caller that runs one: MPI_Exscan on `leaders`
-     * with dtype and op (MPI_OP_NULL: r.fn as an MPI user op, coll_mpi_op); call names errors */
-    const char *call;
-    MPI_Comm leaders;
-    MPI_Datatype dtype;
-    MPI_Op op;
-} coll_pub_t;
-extern const nodeshm_pub_ops_t coll_pub_ops; /* the ops on a coll_pub_t's p */
-/* Stages my contribution (count elements of elem bytes at src) of turn x where my node peers
- * read it (nothing alone); fn: the kernel of c->r (NULL where nothing is reduced). */
-void coll_pub_begin(coll_pub_t *c, nodeshm_team_t *t, coll_turn_t x, const void *src, size_t count,
-                    size_t elem, nodeshm_reduce_fn fn);
 
 /* Scans between nodes, each a contiguous run of the team, of at most coll_small_max() bytes: a
  * chain through the team in order on comm, the team's own point-to-point (scan_chain.c). */
