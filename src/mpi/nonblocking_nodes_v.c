@@ -73,8 +73,13 @@
  * 7-9, NODESHM_MPI_IALLTOALLV_MAX=32k: uniform 1.11-2.61x, sparse 0.77-0.85x at 8-128 B and
  * 1.03-1.47x from 256 B).  4 per host, one run each, load 8-9: Open MPI (8 KiB) uniform
  * 1.37-2.61x but 0.87-0.96x at 4 KiB and 16-32 KiB, sparse 1.35-1.57x to 4 KiB, 0.66-0.95x from
- * 8 KiB; MPICH at 2 KiB 1.05-2.38x but 0.63x at 4 KiB, sparse 0.90-1.44x.  So between nodes Open
- * MPI's window is the blocking op's stride and MPICH's stays 0 until a quiet run says otherwise. */
+ * 8 KiB; MPICH at 2 KiB 1.05-2.38x but 0.63x at 4 KiB, sparse 0.90-1.44x.  The quiet run (the
+ * lead alone, MPICH, the same rows with the blocking op's strides): 2 x 2, 2 runs, uniform
+ * 1.35-2.68x to 16 KiB, 0.96-1.19x at 32 KiB, sparse 0.85-0.97x at 8-128 B (the blocking op's
+ * 0.70-0.83x in the same runs) and 1.01-1.53x from 256 B; 2 x 4 at 2 KiB, 1 run, uniform
+ * 1.02-2.31x, sparse 0.83-0.85x at 32-128 B, 0.92x at 2 KiB, 1.0-1.35x elsewhere (blocking
+ * 0.70-0.76x, 0.84x).  So between nodes both MPIs take the blocking op's strides: MPICH 32 KiB
+ * at 2 per node and 2 KiB from 3, Open MPI 8 KiB. */
 #include "mpi/nonblocking.h"
 
 #include <limits.h>

@@ -198,8 +198,8 @@
     /* v-forms and alltoall: one node; their measurements: src/mpi/nonblocking_v.c.  Between      \
      * nodes igatherv and iscatterv are the library's; iallgatherv, ialltoall, ialltoallv run      \
      * there where their several-nodes columns are not 0 (src/mpi/nonblocking_nodes_v.c);         \
-     * ialltoallv, on the blocking alltoallv's exchange: Open MPI at the blocking op's stride     \
-     * (8 KiB), MPICH off there (a loaded A/B lost on sparse calls: nonblocking_nodes_v.c) */     \
+     * ialltoallv, on the blocking alltoallv's exchange, at the blocking op's strides (quiet      \
+     * runs: nonblocking_nodes_v.c) */                                                             \
     X(IGATHERV, igatherv, /* bytes of one rank's block: larger ones go point to point */           \
       NSM_PPN(NSM_K(4), NSM_K(4), NSM_K(4), 0, 0, 0), NSM_PPN(0, 0, 0, 0, 0, 0)) \
     X(ISCATTERV, iscatterv, /* bytes of one rank's block: larger ones go point to point */         \
@@ -211,7 +211,7 @@
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(32), NSM_K(32)),                    \
       NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(8), NSM_K(8), NSM_K(8)))                       \
     X(IALLTOALLV, ialltoallv, /* bytes of one rank pair: the matrix stride; larger go point to point */ \
-      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), 0, 0, 0),                                          \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(32), NSM_K(2), NSM_K(2)),                      \
       NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(8), NSM_K(8), NSM_K(8)))                       \
     /* persistent forms (MPI_<Op>_init; a call is an MPI_Start): the non-blocking ops' steps, so  \
      * between nodes too (barrier_init has no size: there where its column is not 0; gather,       \
