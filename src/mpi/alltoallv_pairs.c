@@ -172,7 +172,7 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
 #define ASIDE(aside, r) nsm_aside(aside, SEND_AT(r), nsm_vec_count(&sv, r), ss.one.unit, tlb, text)
 
     /* a rank that writes no matrix block overwrites nothing a slower reader may still need;
-     * between nodes every rank publishes its largest blocks for its leader */
+     * between nodes every rank publishes its line for its leader */
     int writes = nodes;
     size_t aside_bytes = 0;
     for (int r = 0; r < s->size; r++) {

@@ -2,10 +2,10 @@
  *
  * One node: the root publishes (small ring, staged, or its source); the others copy and say
  * done.  Several nodes under MPICH up to 16 KiB: MPI_Bcast over the team, which won there
- * (bcast_nodes_by_library).  Otherwise up to NODESHM_COLL_NODES_BCAST_MAX, a publisher per node (the root, or
- * the leader once the leaders' MPI_Bcast brought the data) stages it and its node peers copy it
- * out, nobody waiting for a reader (bcast_nodes_eager).  Larger: node members of
- * the root's node copy straight from the root's source; the root's node leader MPI_Bcasts from
+ * (coll_nodes_bcast_by_library).  Otherwise up to NODESHM_COLL_NODES_BCAST_MAX, a publisher per
+ * node (the root, or the leader once the leaders' MPI_Bcast brought the data) stages it and its
+ * node peers copy it out, nobody waiting for a reader (bcast_nodes_eager).  Larger: node members
+ * of the root's node copy straight from the root's source; the root's node leader MPI_Bcasts from
  * the root's source (a local pointer) to the other leaders' dest; after a node sync their node
  * peers copy from their leader's dest (pipelined by chunks from 512 KiB). */
 #include "core/coll/team/team_coll.h"
@@ -136,25 +136,6 @@ static int bcast_nodes_eager(const char *call, nodeshm_team_t *t, coll_turn_t x,
     return rc;
 }
 
-/* Between nodes under MPICH, MPI_Bcast over the team (rank = team index) where MPICH's own
- * broadcast beat bcast_nodes_eager: 2 emulated hosts, quiet machine, nodeshm-bench-coll bcast,
- * ours / MPI_Bcast over the team / ours in turn, 2 rounds, medians of the ratio to MPI_Bcast:
- * 2 x 2 PEs 8-128 B 0.62-0.66x (the team's 0.84-0.97x), 256 B-4 KiB 0.90x (0.97-0.98x), 8-16 KiB
- * 0.77x (0.97x), 32-64 KiB 0.94-1.00x (0.90-0.97x); 2 x 4 PEs 8-128 B 1.44-1.69x (0.96-0.97x),
- * 256 B-4 KiB 0.91-0.93x (0.97-0.98x), 8-16 KiB 0.81-0.82x (0.97-0.98x), 32-64 KiB 1.08-1.27x.
- * Open MPI keeps ours (2 x 2 1.02-1.98x, 2 x 4 1.04-2.95x, against 0.91-1.02x). */
-#define BCAST_LIBRARY_SMALL 128            /* up to here ours wins from 3 PEs per node */
-#define BCAST_LIBRARY_MAX ((size_t)16384) /* above it ours wins or ties */
-static int bcast_nodes_by_library(const nodeshm_team_t *t, size_t nbytes)
-{
-#if defined(MPICH_VERSION)
-    return nbytes <= BCAST_LIBRARY_MAX && (nbytes > BCAST_LIBRARY_SMALL || coll_nodes_library_wins(t));
-#else
-    (void)t, (void)nbytes;
-    return 0;
-#endif
-}
-
 int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, const void *src,
                            size_t nbytes, int root, int root_dest)
 {
@@ -177,7 +158,15 @@ int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, cons
         else bcast_node(t, x, dest, src, nbytes, root, root_dest);
         return NODESHM_OK;
     }
-    if (bcast_nodes_by_library(t, nbytes)) {
+    /* Under MPICH, MPI_Bcast over the team (rank = team index) where MPICH's own broadcast beat
+     * bcast_nodes_eager (coll_nodes_bcast_by_library): 2 emulated hosts, quiet, nodeshm-bench-coll
+     * bcast, ours / MPI_Bcast over the team / ours in turn, 2 rounds, medians of the ratio to
+     * MPI_Bcast: 2 x 2 PEs 8-128 B 0.62-0.66x (the team's 0.84-0.97x), 256 B-4 KiB 0.90x
+     * (0.97-0.98x), 8-16 KiB 0.77x (0.97x), 32-64 KiB 0.94-1.00x (0.90-0.97x); 2 x 4 PEs 8-128 B
+     * 1.44-1.69x (0.96-0.97x), 256 B-4 KiB 0.91-0.93x (0.97-0.98x), 8-16 KiB 0.81-0.82x
+     * (0.97-0.98x), 32-64 KiB 1.08-1.27x.  Open MPI keeps ours (2 x 2 1.02-1.98x, 2 x 4
+     * 1.04-2.95x, against 0.91-1.02x). */
+    if (coll_nodes_bcast_by_library(t, nbytes)) {
         rc = bcast_bytes(call, t->my_pe == root ? (void *)src : dest, nbytes, root, t->comm);
         if (t->my_pe == root && root_dest && dest != src) memcpy(dest, src, nbytes);
         return rc;

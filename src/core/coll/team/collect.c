@@ -58,7 +58,8 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
         if ((rc = coll_check_sym(call, "dest", dest, (size_t)n * nbytes))) return rc;
         char *mine = (char *)dest + (size_t)t->my_pe * nbytes;
         if (mine != src) memmove(mine, src, nbytes);
-        if (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dest, (int)nbytes, MPI_BYTE, t->comm) != MPI_SUCCESS)
+        if (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dest, (int)nbytes, MPI_BYTE, t->comm) !=
+            MPI_SUCCESS)
             return nodeshm_coll_mpi_failed(call, "MPI_Allgather over the team");
         return NODESHM_OK;
     }

@@ -4,7 +4,7 @@
  * scan.h's scan (written once for both faces), in rounds of at most a staging buffer, each a
  * turn and its publications (publish.h); the exclusive scan's first PE gets zeros.  Between such
  * nodes, vectors of at most coll_small_max() take a chain through the team instead (scan_chain.c),
- * and under Open MPI larger ones MPI_Scan over the team (SCAN_ROUNDS_BETWEEN_NODES).
+ * and under Open MPI larger ones MPI_Scan over the team (coll_nodes_scan_by_library).
  * Otherwise MPI_Scan / MPI_Exscan over the team's communicator. */
 #include "core/coll/team/publish.h"
 #include "core/coll/scan.h"
@@ -59,11 +59,6 @@ static int scan_rounds(const char *call, nodeshm_team_t *t, MPI_Comm leaders, vo
  * quiet, A B / B A, ratio to MPI_Scan: MPICH rounds 5.1-5.6x at 64-512 KiB (the one MPI_Exscan
  * over the whole vector they replaced 1.8-2.3x); Open MPI rounds 0.45-0.67x at 128-512 KiB, the
  * one MPI_Exscan 0.76x at 1-2 KiB and 1.0-1.16x above, MPI_Scan over the team 0.98-1.03x. */
-#if defined(MPICH_VERSION)
-#define SCAN_ROUNDS_BETWEEN_NODES 1
-#else
-#define SCAN_ROUNDS_BETWEEN_NODES 0
-#endif
 
 int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const void *src,
                       size_t count, size_t elem, nodeshm_reduce_fn fn, MPI_Datatype dtype,
@@ -78,7 +73,7 @@ int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const voi
             if ((rc = nodeshm_coll_own_comm(call, t, &comm))) return rc;
             return coll_scan_chain(call, t, comm, dest, src, count, elem, fn, exclusive);
         }
-        if (count && coll_nodes_in_blocks(t) && SCAN_ROUNDS_BETWEEN_NODES) {
+        if (count && coll_nodes_in_blocks(t) && !coll_nodes_scan_by_library()) {
             MPI_Comm leaders = MPI_COMM_NULL;
             if ((rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;
             return scan_rounds(call, t, leaders, dest, src, count, elem, fn, dtype, op, exclusive);

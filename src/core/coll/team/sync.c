@@ -45,18 +45,6 @@ void coll_node_sync(const nodeshm_team_t *t, uint64_t epoch)
     }
 }
 
-/* Between nodes under MPICH the team's MPI_Barrier: MPICH's own node-aware barrier beat the fan
- * (fan.c) in every shape here.  2 emulated hosts, quiet machine, nodeshm-bench-coll team_sync
- * -i 2000, fan / MPI_Barrier(team) / fan in turn, 3 rounds, ratio to MPI_Barrier: 2 x 2 PEs fan
- * 0.82-0.99x (median 0.88x), the team's barrier 1.00x; 2 x 4 fan 0.80-0.95x, the barrier
- * 0.99-1.03x.  Open MPI keeps the fan: 2 x 2 1.01-1.22x against 1.00-1.07x, 2 x 4 0.88-1.15x
- * (median 1.07x) against 0.95-0.99x. */
-#if defined(MPICH_VERSION)
-#define TEAM_SYNC_NODES_BY_LIBRARY 1
-#else
-#define TEAM_SYNC_NODES_BY_LIBRARY 0
-#endif
-
 int nodeshm_coll_sync(const char *call, nodeshm_team_t *t)
 {
     /* stores (non-temporal ones included) before the sync are visible after it */
@@ -72,10 +60,15 @@ int nodeshm_coll_sync(const char *call, nodeshm_team_t *t)
      * and then under Open MPI 5.0's osc/rdma over btl/sm: about 1 run in 300 of tests/coll_aset
      * in pseudo-node mode, with the origin in MPI_Accumulate (or MPI_Fetch_and_op, or with the
      * window's acc_single_intrinsic) for minutes while its target polled MPI. */
-#if TEAM_SYNC_NODES_BY_LIBRARY
-    if (MPI_Barrier(t->comm) != MPI_SUCCESS) return nodeshm_coll_mpi_failed(call, "MPI_Barrier over the team");
-    return NODESHM_OK;
-#endif
+    /* Under MPICH the team's MPI_Barrier (coll_nodes_sync_by_library): MPICH's node-aware barrier
+     * beat the fan in every shape.  2 emulated hosts, quiet, nodeshm-bench-coll team_sync -i 2000,
+     * fan / MPI_Barrier(team) / fan in turn, 3 rounds, ratio to MPI_Barrier: 2 x 2 PEs fan
+     * 0.82-0.99x (median 0.88x), the team's barrier 1.00x; 2 x 4 fan 0.80-0.95x, the barrier
+     * 0.99-1.03x.  Open MPI keeps the fan: 2 x 2 1.01-1.22x against 1.00-1.07x, 2 x 4 0.88-1.15x
+     * (median 1.07x) against 0.95-0.99x. */
+    if (coll_nodes_sync_by_library())
+        return MPI_Barrier(t->comm) == MPI_SUCCESS ? NODESHM_OK
+                                                   : nodeshm_coll_mpi_failed(call, "MPI_Barrier over the team");
     MPI_Comm leaders;
     int rc = nodeshm_coll_leaders(call, t, &leaders); /* collective over the team on first need */
     if (rc) return rc;
