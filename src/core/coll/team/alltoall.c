@@ -2,7 +2,8 @@
  *
  * One node: every member publishes its blocks (packed into staging, or its source) and pulls the
  * block meant for it from every member.  Several nodes, up to NODESHM_COLL_NODES_A2A_MAX of
- * blocks per PE: fan.c (the leader moves its node's blocks, one MPI_Alltoallv of the leaders).
+ * blocks per PE: fan.c (the leader moves its node's blocks, one MPI_Alltoallv of the leaders),
+ * bar small blocks under MPICH (MPI_Alltoall over the team: team_coll.h says where).
  * Larger: each PE pushes its blocks for node peers straight into their dest; blocks for other
  * nodes go by one MPI_Alltoallv over the team (zero counts within the node; strided blocks
  * packed). */
@@ -50,6 +51,26 @@ static void alltoall_node(nodeshm_team_t *t, coll_turn_t x, void *dest, const vo
     if (!eager) coll_await_done(t, x);
 }
 
+/* Several nodes, where the MPI library's own alltoall wins (coll_nodes_alltoall_by_library: a
+ * block of at most 128 B): MPI_Alltoall over the team, strided blocks packed and unpacked. */
+static int alltoall_by_library(const char *call, const nodeshm_team_t *t, void *dest, const void *src,
+                               size_t dst, size_t sst, size_t nelems, size_t elem)
+{
+    int n = t->n_pes, contig = dst == 1 && sst == 1, rc = NODESHM_OK;
+    size_t block = nelems * elem, sblk = nelems * sst * elem, dblk = nelems * dst * elem;
+    char *sbuf = contig ? (char *)(uintptr_t)src : malloc(2 * (size_t)n * block);
+    char *rbuf = contig ? dest : sbuf + (size_t)n * block;
+    if (!sbuf) return nodeshm_report(NODESHM_ERR_NOMEM, call, "out of memory");
+    for (int j = 0; !contig && j < n; j++)
+        coll_copy_block(sbuf + (size_t)j * block, 1, (const char *)src + (size_t)j * sblk, sst, nelems, elem);
+    if (MPI_Alltoall(sbuf, (int)block, MPI_BYTE, rbuf, (int)block, MPI_BYTE, t->comm) != MPI_SUCCESS)
+        rc = nodeshm_coll_mpi_failed(call, "MPI_Alltoall over the team");
+    for (int j = 0; !rc && !contig && j < n; j++)
+        coll_copy_block((char *)dest + (size_t)j * dblk, dst, rbuf + (size_t)j * block, 1, nelems, elem);
+    if (!contig) free(sbuf);
+    return rc;
+}
+
 int nodeshm_coll_alltoalls(const char *call, nodeshm_team_t *t, void *dest, const void *src,
                            size_t dst, size_t sst, size_t nelems, size_t elem)
 {
@@ -71,6 +92,7 @@ int nodeshm_coll_alltoalls(const char *call, nodeshm_team_t *t, void *dest, cons
         return NODESHM_OK;
     }
     size_t block = nelems * elem; /* bytes per PE pair */
+    if (coll_nodes_alltoall_by_library(t, block)) return alltoall_by_library(call, t, dest, src, dst, sst, nelems, elem);
     if ((size_t)n * block <= NODESHM_COLL_NODES_A2A_MAX) { /* leaders only: fan.c */
         MPI_Comm leaders = MPI_COMM_NULL;
         if ((rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;
