@@ -144,6 +144,14 @@ machine = comm.Split_type(MPI.COMM_TYPE_SHARED, key=rank)
 local = machine.Get_rank()
 machine.Free()
 n_nodes = comm.allreduce(int(local % ppn == 0 if ppn > 0 else local == 0), op=MPI.SUM)
+handed = {}  # per op: calls the MPI library runs by design
+
+
+def library_alltoall(block):
+    """MPICH's own alltoall between hosts in its inject band (src/core/coll/library_wins.h)"""
+    mpich = MPI.get_vendor()[0] == "MPICH"
+    return (mpich and ppn == 0 and size > n_nodes > 1 and size <= 2 * n_nodes and block <= 128
+            and size * block > 128)
 shared = random.Random(seed * 7 + 1)
 
 
@@ -265,6 +273,7 @@ def t_reduce_scatter_block(i, k):
 def t_alltoall(i, k):
     n = shared.randrange(1, 100)
     recv = zeros(n * size)
+    handed["alltoall"] = handed.get("alltoall", 0) + library_alltoall(4 * n)
     comm.Alltoall([ints(stream(rank, k), n * size), MPI.INT], [recv, MPI.INT])
     want = array.array("i")
     for r in range(size):
@@ -355,6 +364,7 @@ for name, fn in per_op:
     moved = (accelerated_op(name.encode()) if accelerated_op else 0) - before
     # one rank: nothing to accelerate; gatherv/scatterv/alltoallw: one node only
     want = 0 if size == 1 or (name in ("gatherv", "scatterv", "alltoallw") and n_nodes > 1) else N
+    want -= handed.get(name, 0) if want else 0
     check(moved == want, "%s: %d of %d calls run by nodeshm, expected %d" % (name, moved, N, want))
 
 n_acc = accelerated() if accelerated else 0

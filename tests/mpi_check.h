@@ -4,6 +4,8 @@
  * communicator on one (pseudo-)node, and whether all of them are. */
 #ifndef NODESHM_TESTS_MPI_CHECK_H
 #define NODESHM_TESTS_MPI_CHECK_H
+#include "../src/core/coll/library_wins.h" /* a rule the tests restate: by path, every test sees it */
+
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,6 +73,29 @@ static int __attribute__((unused)) on_one_node(MPI_Comm comm)
     int size;
     PMPI_Comm_size(comm, &size);
     return fullest_node(comm) == size;
+}
+
+/* The hosts comm spans, as MPI sees them (emulated hosts: oshrun --hosts), or 0 between
+ * pseudo-nodes (NODESHM_PES_PER_NODE), where no op goes to the library for its network path. */
+static int __attribute__((unused)) comm_hosts(MPI_Comm comm)
+{
+    const char *ppn_env = getenv("NODESHM_PES_PER_NODE");
+    if (ppn_env && atoi(ppn_env) > 0) return 0;
+    MPI_Comm physical;
+    int rank, local, hosts;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &physical);
+    PMPI_Comm_rank(physical, &local);
+    PMPI_Comm_free(&physical);
+    int first = local == 0;
+    PMPI_Allreduce(&first, &hosts, 1, MPI_INT, MPI_SUM, comm);
+    return hosts;
+}
+/* Whether an alltoall (blocking or not) of `block` bytes per pair over n ranks on `hosts` hosts
+ * (comm_hosts) is MPICH's own by design: its inject band (core/coll/library_wins.h). */
+static int __attribute__((unused)) library_alltoall(int n, int hosts, size_t block)
+{
+    return hosts > 1 && nodeshm_nodes_alltoall_by_library(n, hosts, block);
 }
 
 /* A call's command-line spec "op:bytes[:lib]", split in place in spec[] (a copy of arg): *op,

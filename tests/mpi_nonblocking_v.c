@@ -94,6 +94,8 @@ static int recv_of(const call_t *k, int r, int p) { return pair_of(k, r, p, k->m
 
 static void fill(int *b, size_t n, int v) { for (size_t i = 0; i < n; i++) b[i] = v; }
 
+static int world_hosts; /* comm_hosts of MPI_COMM_WORLD: the dups' and the reversed one's */
+
 /* one_node: comm lies on one node; active: the interposer has shared buffers for it (Iallgatherv,
  * Ialltoall, Ialltoallv, Ibcast and Iallreduce run between nodes too) */
 static void post(call_t *k, int r, MPI_Comm comm, MPI_Request *req, int one_node, int active)
@@ -207,7 +209,7 @@ static void post(call_t *k, int r, MPI_Comm comm, MPI_Request *req, int one_node
 #endif
             MPI_Ialltoall(sb, n, MPI_INT, k->buf, n, MPI_INT, comm, req);
         k->n = total;
-        want[3] += nodes && n > 0 && n * 4 <= window;
+        want[3] += nodes && n > 0 && n * 4 <= window && !library_alltoall(csize, one_node ? 1 : world_hosts, (size_t)n * 4);
         return;
     }
     case K_ALLTOALLV: { /* ints, or on some rounds ints at a stride of two (holes untouched) */
@@ -322,7 +324,7 @@ static void deep(MPI_Comm comm, int one_node, int active, int n_small, int n_big
         for (int i = 0; i < len * csize; i++) s[i] = (int)val(2000 + k, 5, me, i), d[i] = -1;
         if (k < n_small) {
             MPI_Ialltoall(s, len, MPI_INT, d, len, MPI_INT, comm, &req[k]);
-            want[3] += expect_accel && active;
+            want[3] += expect_accel && active && !library_alltoall(csize, one_node ? 1 : world_hosts, (size_t)len * 4);
         } else {
             MPI_Igatherv(s, B, MPI_INT, d, cnt, dsp, MPI_INT, k % csize, comm, &req[k]);
             want[0] += expect_accel && one_node;
@@ -353,6 +355,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     mpi_check_seed();
+    world_hosts = comm_hosts(MPI_COMM_WORLD);
     int only_a2av = 0;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--ialltoallv-only")) {

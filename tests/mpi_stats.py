@@ -12,7 +12,7 @@ import csv
 import sys
 
 REASONS = ["disabled", "below_min", "above_max", "stage", "datatype", "reduce_op", "inter", "alone", "nodes",
-           "setup", "large_count", "fortran", "args"]
+           "setup", "large_count", "fortran", "args", "library"]
 COUNTERS = ["calls", "accelerated", "empty", "bytes"] + REASONS
 
 

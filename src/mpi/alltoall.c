@@ -206,8 +206,8 @@ NSM_BODY int accelerated_Alltoall(const void *sendbuf, int sendcount, MPI_Dataty
         NSM_WHY(NSM_WHY_EMPTY);
         return MPI_SUCCESS;
     }
-    if (!area) {
-        NSM_HAND(NSM_OP_ALLTOALL, comm, s, 1, b, b < 0 ? NSM_WHY_DATATYPE : NSM_WHY_STAGE);
+    if (!area || nsm_alltoall_by_library(s, (size_t)b)) {
+        NSM_HAND(NSM_OP_ALLTOALL, comm, s, 1, b, b < 0 ? NSM_WHY_DATATYPE : area ? NSM_WHY_LIBRARY : NSM_WHY_STAGE);
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     }
     if (in_place) {

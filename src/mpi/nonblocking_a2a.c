@@ -64,6 +64,10 @@ static int nbv_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int r
         NSM_HAND(op, comm, s, 1, b, b < 0 ? NSM_WHY_DATATYPE : NSM_WHY_STAGE);
         return NSM_HANDED_OVER;
     }
+    if (nsm_alltoall_by_library(s, (size_t)b)) {
+        NSM_HAND(op, comm, s, 1, b, NSM_WHY_LIBRARY);
+        return NSM_HANDED_OVER;
+    }
     if (!b) {
         NSM_WHY(NSM_WHY_EMPTY);
         return nsm_nb_empty(request);

@@ -13,6 +13,7 @@
 
 #include "mpi/nsmpi_config.h"
 #include "core/coll/area.h" /* flags, banks, small ring and waits: the node-collective engine */
+#include "core/coll/library_wins.h" /* between nodes, where the MPI library's own collective wins */
 #include "core/coll/progress.h" /* its non-blocking operations */
 #include "core/coll/reduce.h" /* the reduction family of both faces */
 #include "core/topology.h" /* the node split */
@@ -69,6 +70,12 @@ static inline int nsm_nodes_in_order(const nsm_state_t *s)
     for (int r = 0; r < s->size; r++)
         if (s->stage_index[r] != r) return 0;
     return 1;
+}
+/* Alltoall, blocking or not, of `block` bytes per pair between nodes where MPICH's own wins
+ * (core/coll/library_wins.h); not between pseudo-nodes, which race the library's shared memory. */
+static inline int nsm_alltoall_by_library(const nsm_state_t *s, size_t block)
+{
+    return !nsm_cfg.pes_per_node && nodeshm_nodes_alltoall_by_library(s->size, s->n_nodes, block);
 }
 /* n requests for point-to-point traffic of `call` (ends the job when there is no memory). */
 static inline MPI_Request *nsm_requests(int n, const char *call)
@@ -132,7 +139,8 @@ static inline void nsm_node_barrier_all(nsm_state_t *s)
     X(SETUP, "setup", "non-blocking op before any blocking one on the communicator (setup blocks)") \
     X(LARGE, "large_count", "MPI-4 _c call whose counts do not fit an int")                        \
     X(FORTRAN, "fortran", "Fortran call before MPI_IN_PLACE is known: the MPI's own routine")      \
-    X(ARGS, "args", "invalid arguments (root): the MPI library reports them; alltoallw in place")
+    X(ARGS, "args", "invalid arguments (root): the MPI library reports them; alltoallw in place")  \
+    X(LIBRARY, "library", "between nodes, where the MPI library's own wins (core/coll/library_wins.h)")
 enum {
 #define NSM_WHY_ID(id, column, meaning) NSM_WHY_##id,
     NSM_WHYS(NSM_WHY_ID)

@@ -21,6 +21,7 @@
 
 #include "core/coll.h"
 #include "core/coll/flags.h"
+#include "core/coll/library_wins.h"
 #include "core/coll/publish.h"
 #include "core/runtime.h"
 #include "core/status.h"
@@ -156,11 +157,7 @@ int nodeshm_coll_allreduce_inplace(const char *call, void *buf, size_t count, si
 /* Every such choice is here, each measured on 2 emulated hosts on a quiet machine (ours / the
  * library's collective over the team's communicator / ours in turn; the figures sit where each
  * path runs).  They depend on the MPI library and the team's shape only, so every PE agrees. */
-#if defined(MPICH_VERSION)
-#define COLL_UNDER_MPICH 1
-#else
-#define COLL_UNDER_MPICH 0
-#endif
+#define COLL_UNDER_MPICH NODESHM_UNDER_MPICH
 /* Under MPICH with at most 2 PEs per node, MPICH's node-aware collectives beat the fan below:
  * 2 x 2, 2 rounds, medians of the ratio to the library: fcollect 8 B-4 KiB 0.86-0.94x (the
  * library's 0.97-1.00x), reduce_int 512 B-8 KiB 0.81-0.89x (0.98-1.02x).  At 2 x 4 the fan wins
@@ -180,21 +177,11 @@ static inline int coll_nodes_bcast_by_library(const nodeshm_team_t *t, size_t nb
 {
     return COLL_UNDER_MPICH && nbytes <= ((size_t)16 << 10) && (nbytes > 128 || coll_nodes_library_wins(t));
 }
-/* Alltoall(s) under MPICH with at most 2 PEs per node (and a node of more than one), where the
- * leaders' messages (a node's blocks for another node's members: 4 blocks at 2 x 2) are above
- * MPICH's inject size over OFI tcp (128 B: one inject, ~5 us half round trip; above, 8-11 us
- * and a slower completion) while each of the library's own messages (one block) stays within
- * it: MPICH's MPI_Alltoall over the team (alltoall.c).  Team-wide quantities only (nodes may
- * differ in size), so every PE agrees.  2 x 2, quiet, nodeshm-bench-coll, 2 rounds, ratio to
- * MPI_Alltoall: the fan at 64-128 B blocks alltoall 0.68-0.79x, alltoalls 0.79-0.85x; the
- * library's 0.98-1.08x; 8-32 B (1.20-1.49x) and 256 B-16 KiB (1.12-1.54x) stay the fan's (the
- * library's 0.96-1.02x there).  Splitting the leaders' message into injects did not do it (2 of
- * 128 B: 0.87-0.92x; 4: 0.5-0.6x). */
-#define COLL_MPICH_INJECT_MAX ((size_t)128)
+/* Alltoall(s): MPICH's MPI_Alltoall over the team in its inject band (core/coll/library_wins.h;
+ * alltoall.c). */
 static inline int coll_nodes_alltoall_by_library(const nodeshm_team_t *t, size_t block)
 {
-    return coll_nodes_library_wins(t) && t->n_pes > t->n_nodes && block <= COLL_MPICH_INJECT_MAX &&
-           (size_t)t->n_pes * block > COLL_MPICH_INJECT_MAX;
+    return nodeshm_nodes_alltoall_by_library(t->n_pes, t->n_nodes, block);
 }
 /* Scans above the chain: Open MPI's MPI_Scan over the team; MPICH keeps the rounds (scan.c). */
 static inline int coll_nodes_scan_by_library(void) { return !COLL_UNDER_MPICH; }

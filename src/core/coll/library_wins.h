@@ -1,0 +1,36 @@
+/* nodeshm core, node collectives between nodes: where the MPI library's own collective wins, for
+ * the choices both faces make alike (the OpenSHMEM face's others: team/team_coll.h).  Each was
+ * measured on 2 emulated hosts on a quiet machine; they depend on the MPI library and the
+ * communicator's shape only, so every member agrees. */
+#ifndef NODESHM_COLL_LIBRARY_WINS_H
+#define NODESHM_COLL_LIBRARY_WINS_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#if defined(MPICH_VERSION)
+#define NODESHM_UNDER_MPICH 1
+#else
+#define NODESHM_UNDER_MPICH 0
+#endif
+
+/* MPICH over OFI tcp sends up to 128 B as one inject (~5 us half round trip; above, 8-11 us and
+ * a slower completion). */
+#define NODESHM_MPICH_INJECT_MAX ((size_t)128)
+
+/* Alltoall of `block` bytes per pair over n members on n_nodes nodes, under MPICH with at most 2
+ * per node and a node of more than one, where the node leaders' messages (a node's blocks for
+ * another node's members: 4 blocks at 2 x 2) are above the inject size while each of the
+ * library's own (one block) stays within it.  2 x 2, quiet, 2 rounds, ratio to MPI_Alltoall:
+ * OpenSHMEM alltoall 64-128 B 0.68-0.79x and alltoalls 0.79-0.85x (nodeshm-bench-coll), MPI
+ * Alltoall 0.70-0.80x and Ialltoall 0.80-0.89x (nodeshm-bench-mpi_osu), handed to the library
+ * 0.97-1.08x; 8-32 B (1.20-1.55x) and 256 B-16 KiB (1.12-1.54x) stay ours.  Splitting the
+ * leaders' message into injects did not do it (2 of 128 B: 0.87-0.92x; 4: 0.5-0.6x).  Counts
+ * only, so that nodes of different sizes agree. */
+static inline int nodeshm_nodes_alltoall_by_library(int n, int n_nodes, size_t block)
+{
+    return NODESHM_UNDER_MPICH && n_nodes > 1 && n > n_nodes && n <= 2 * n_nodes &&
+           block <= NODESHM_MPICH_INJECT_MAX && (size_t)n * block > NODESHM_MPICH_INJECT_MAX;
+}
+
+#endif
