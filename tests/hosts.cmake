@@ -29,6 +29,11 @@ foreach(_t IN LISTS _host_tests)
   nodeshm_add_mpi_test(NAME ${_t} SOURCES ${_t}.c NP 4 HOSTS 2 TIMEOUT 90)
 endforeach()
 
+# The path of each team collective between hosts (tests/coll_paths.c): 2 x 2 (MPICH's library
+# choices and its inject band), 2 x 4, and hosts of 2+2+1.
+nodeshm_add_mpi_test(NAME coll_paths NP 4 8 HOSTS 2 TIMEOUT 120)
+nodeshm_add_mpi_test(NAME coll_paths NP 5 HOSTS 3 TIMEOUT 120)
+
 # The scans of both faces between hosts (core/coll/scan.h: node scans, the leaders' MPI_Exscan
 # over the network): OpenSHMEM's here, hosts of 2+1 and 2+2 PEs; MPI's in mpi_scan.cmake.
 nodeshm_add_mpi_test(NAME coll_scan NP 3 4 HOSTS 2 TIMEOUT 300)
@@ -145,7 +150,7 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
     set(_rooted_4 bcast:1k:lib bcast:2k bcast:1m gather:8k:lib gather:16k gather:512k gather:1m:lib
         scatter:1k:lib scatter:2k scatter:512k scatter:1m:lib reduce:512:lib reduce:1k reduce:8k reduce:16k:lib)
   else()
-    set(_rooted_2 bcast:8k:lib bcast:16k bcast:1m bcast:2m:lib gather:4k:lib gather:8k gather:128k gather:256k:lib
+    set(_rooted_2 bcast:16k:lib bcast:32k bcast:1m bcast:2m:lib gather:4k:lib gather:8k gather:128k gather:256k:lib
         scatter:4k:lib scatter:8k scatter:1m reduce:8 reduce:8k reduce:1m reduce:2m:lib)
     set(_rooted_4 bcast:16k:lib bcast:32k bcast:1m gather:2k:lib gather:4k gather:512k gather:1m:lib
         scatter:8k:lib scatter:16k scatter:512k scatter:1m:lib reduce:8 reduce:1m)

@@ -77,7 +77,9 @@
  * 1.2-11x from 2 KiB (1 KiB 0.78-1.5x), gather 1.3-2.5x from 16 KiB, scatter 1.0-3.4x from
  * 2 KiB, reduce 1.2-4.6x at 1-8 KiB and 0.5-0.9x at 16-256 KiB.  Below those sizes the
  * libraries' eager sends pipeline back-to-back calls (MPICH's small scatter took 4 us a call,
- * ours a TCP round trip and a handoff per node): lower bounds (NSM_OP_MINS).  The old column
+ * ours a TCP round trip and a handoff per node): lower bounds (NSM_OP_MINS).  Re-measured quiet
+ * (2 x 2, MPICH, 3 runs, -i 50 -r 5): bcast 16 KiB 0.83-0.86x, 32 KiB-1 MiB 1.06-1.69x (one run
+ * 0.79-0.92x at 128-512 KiB): MPICH's bound at 2 per node is 32 KiB, as at 4.  The old column
  * (measured on one node at 2 ranks, gather on pseudo-nodes) had bcast, gather, scatter below
  * 4-16 KiB at 0.0-0.9x and cut off wins above (MPICH bcast 8-25x at 256 KiB-1 MiB).  Pseudo-nodes
  * get these upper bounds too (8 ranks in pseudo-nodes of 2 and 4 accelerate the seed scenario's
@@ -250,7 +252,7 @@
  * below it point to point, which under Open MPI is slower than its own small gatherv
  * (0.4-0.9x), so there they are off (MAX 0) although they win 2-4x at 0.5-16 KiB. */
 #define NSM_OP_MINS(X)                                                                             \
-    X(BCAST, NSM_PPN(0, 0, 0, NSM_K(16), NSM_K(32), NSM_K(32)), NSM_PPN(512, 0, 0, NSM_K(2), NSM_K(2), NSM_K(2))) \
+    X(BCAST, NSM_PPN(0, 0, 0, NSM_K(32), NSM_K(32), NSM_K(32)), NSM_PPN(512, 0, 0, NSM_K(2), NSM_K(2), NSM_K(2))) \
     X(GATHER, NSM_PPN(0, 0, 0, NSM_K(8), NSM_K(4), NSM_K(4)), NSM_PPN(512, 0, 0, NSM_K(16), NSM_K(16), NSM_K(16))) \
     X(GATHERV, NSM_PPN(0, 0, 0, 0, 0, 0), NSM_PPN(512, 0, 0, 512, 0, 0)) /* per block: smaller ones go point to point */ \
     X(SCATTER, NSM_PPN(0, 0, 0, NSM_K(8), NSM_K(16), NSM_K(16)), NSM_PPN(512, 0, 0, NSM_K(2), NSM_K(2), NSM_K(2))) \
