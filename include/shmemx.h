@@ -25,6 +25,13 @@ int shmemx_team_create_from_comm(MPI_Comm comm, shmem_team_t *team);
  * invalid team. */
 int shmemx_team_get_comm(shmem_team_t team, MPI_Comm *comm);
 
+/* This PE's team collective calls of one family ("sync", "broadcast", "collect", "fcollect",
+ * "alltoall", "reduce", "scan": the reductions and scans of every op and type) that took one path
+ * ("node": its team on one node; "leaders": between nodes, nodeshm's node leaders; "library":
+ * between nodes, the MPI library's own collective over the team, where it wins), since
+ * shmem_init; -1 for a name it does not know.  For tests and tuning: which path a size takes. */
+long shmemx_coll_calls(const char *family, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

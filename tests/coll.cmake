@@ -10,6 +10,11 @@ nodeshm_add_mpi_test(NAME coll NP 8 PES_PER_NODE 3)
 nodeshm_add_mpi_test(NAME coll NP 3 4 ENV NODESHM_COLL_EAGER_MAX=64k SUFFIX _eager64k)
 nodeshm_add_mpi_test(NAME coll NP 3 4 ENV NODESHM_COLL_EAGER_MAX=0 SUFFIX _rendezvous)
 
+# Which path each team collective took (tests/coll_paths.c, shmemx_coll_calls): counted per
+# call on one node, pseudo-nodes and (hosts.cmake) emulated hosts.
+nodeshm_add_mpi_test(NAME coll_paths SOURCES coll_paths.c NP 1 4)
+nodeshm_add_mpi_test(NAME coll_paths NP 4 6 PES_PER_NODE 2)
+
 # Deprecated active-set collectives (tests/coll_aset.c): barrier, sync, broadcast/collect/
 # fcollect/alltoall(s) 32 and 64, every OP_to_all, on overlapping active sets.
 nodeshm_add_mpi_test(NAME coll_aset SOURCES coll_aset.c NP 1 2 4 8)

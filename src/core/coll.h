@@ -59,4 +59,10 @@ int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const voi
  * for this team (they need nothing from me for that), so a later team may reuse the staging. */
 void nodeshm_coll_team_retire(nodeshm_team_t *t);
 
+/* This PE's calls of a family ("sync", "broadcast", "collect", "fcollect", "alltoall", "reduce",
+ * "scan") by the path they took ("node": one node; "leaders": nodeshm's node leaders between
+ * nodes; "library": the MPI library's collective over the team), counted since start-up; -1 for
+ * a name it does not know (core/coll/team/paths.c). */
+long nodeshm_coll_calls(const char *family, const char *path);
+
 #endif

@@ -394,3 +394,5 @@ NODESHM_TOALL_MINMAX_TYPES(DEFINE_TO_ALL, sum)
 NODESHM_TOALL_MINMAX_TYPES(DEFINE_TO_ALL, prod)
 NODESHM_REDUCE_COMPLEX_TYPES(DEFINE_TO_ALL, sum)
 NODESHM_REDUCE_COMPLEX_TYPES(DEFINE_TO_ALL, prod)
+
+long shmemx_coll_calls(const char *family, const char *path) { return nodeshm_coll_calls(family, path); }

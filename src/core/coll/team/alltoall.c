@@ -88,11 +88,16 @@ int nodeshm_coll_alltoalls(const char *call, nodeshm_team_t *t, void *dest, cons
     coll_turn_t x = coll_turn_begin(t, e);
     if (nelems == 0) return NODESHM_OK;
     if (t->n_nodes == 1) {
+        coll_path(COLL_ALLTOALL, COLL_PATH_NODE);
         alltoall_node(t, x, dest, src, dst, sst, nelems, elem);
         return NODESHM_OK;
     }
     size_t block = nelems * elem; /* bytes per PE pair */
-    if (coll_nodes_alltoall_by_library(t, block)) return alltoall_by_library(call, t, dest, src, dst, sst, nelems, elem);
+    if (coll_nodes_alltoall_by_library(t, block)) {
+        coll_path(COLL_ALLTOALL, COLL_PATH_LIBRARY);
+        return alltoall_by_library(call, t, dest, src, dst, sst, nelems, elem);
+    }
+    coll_path(COLL_ALLTOALL, COLL_PATH_LEADERS);
     if ((size_t)n * block <= NODESHM_COLL_NODES_A2A_MAX) { /* leaders only: fan.c */
         MPI_Comm leaders = MPI_COMM_NULL;
         if ((rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;

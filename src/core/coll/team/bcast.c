@@ -149,6 +149,7 @@ int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, cons
     if (t->n_nodes > 1 && (rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;
     uint64_t e = coll_begin(t);
     coll_turn_t x = coll_turn_begin(t, e);
+    if (t->n_nodes == 1) coll_path(COLL_BCAST, COLL_PATH_NODE);
     if (nbytes == 0 || t->n_pes == 1) {
         if (nbytes && dest != src && root_dest) memmove(dest, src, nbytes);
         return NODESHM_OK;
@@ -167,10 +168,12 @@ int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, cons
      * (0.97-0.98x), 32-64 KiB 1.08-1.27x.  Open MPI keeps ours (2 x 2 1.02-1.98x, 2 x 4
      * 1.04-2.95x, against 0.91-1.02x). */
     if (coll_nodes_bcast_by_library(t, nbytes)) {
+        coll_path(COLL_BCAST, COLL_PATH_LIBRARY);
         rc = bcast_bytes(call, t->my_pe == root ? (void *)src : dest, nbytes, root, t->comm);
         if (t->my_pe == root && root_dest && dest != src) memcpy(dest, src, nbytes);
         return rc;
     }
+    coll_path(COLL_BCAST, COLL_PATH_LEADERS);
     if (nbytes <= NODESHM_COLL_NODES_BCAST_MAX)
         return bcast_nodes_eager(call, t, x, leaders, dest, src, nbytes, root, root_dest);
     int root_node = t->node_of[root];

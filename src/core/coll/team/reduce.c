@@ -86,11 +86,13 @@ int nodeshm_coll_reduce(const char *call, nodeshm_team_t *t, void *dest, const v
     uint64_t e = coll_begin(t);
     coll_turn_t x = coll_turn_begin(t, e);
     if (count == 0) return NODESHM_OK;
+    int by_library = t->n_nodes > 1 && nbytes <= NODESHM_REDUCE_NODES_FAN_MAX && coll_nodes_library_wins(t);
+    coll_path(COLL_REDUCE, t->n_nodes == 1 ? COLL_PATH_NODE : by_library ? COLL_PATH_LIBRARY : COLL_PATH_LEADERS);
     if (t->n_nodes == 1 && t->n_pes > 1 && nbytes <= NODESHM_REDUCE_EAGER_MAX) {
         reduce_node(t, x, dest, src, count, elem, fn);
         return NODESHM_OK;
     }
-    if (t->n_nodes > 1 && nbytes <= NODESHM_REDUCE_NODES_FAN_MAX && coll_nodes_library_wins(t)) {
+    if (by_library) {
         if (dest != src) memcpy(dest, src, nbytes);
         return nodeshm_coll_allreduce_inplace(call, dest, count, elem, dtype, op, fn, t->comm);
     }

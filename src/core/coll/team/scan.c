@@ -71,16 +71,20 @@ int nodeshm_coll_scan(const char *call, nodeshm_team_t *t, void *dest, const voi
         if (count && coll_nodes_in_blocks(t) && nbytes <= coll_small_max()) {
             MPI_Comm comm;
             if ((rc = nodeshm_coll_own_comm(call, t, &comm))) return rc;
+            coll_path(COLL_SCAN, COLL_PATH_LEADERS);
             return coll_scan_chain(call, t, comm, dest, src, count, elem, fn, exclusive);
         }
         if (count && coll_nodes_in_blocks(t) && !coll_nodes_scan_by_library()) {
             MPI_Comm leaders = MPI_COMM_NULL;
             if ((rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;
+            coll_path(COLL_SCAN, COLL_PATH_LEADERS);
             return scan_rounds(call, t, leaders, dest, src, count, elem, fn, dtype, op, exclusive);
         }
         (void)coll_turn_begin(t, coll_begin(t));
+        if (count) coll_path(COLL_SCAN, COLL_PATH_LIBRARY);
         return count ? scan_mpi(call, t, dest, src, count, elem, fn, dtype, op, exclusive) : NODESHM_OK;
     }
+    coll_path(COLL_SCAN, COLL_PATH_NODE);
     if (count == 0 || t->n_pes == 1) {
         (void)coll_turn_begin(t, coll_begin(t));
         if (nbytes && exclusive) memset(dest, 0, nbytes);

@@ -49,6 +49,7 @@ int nodeshm_coll_sync(const char *call, nodeshm_team_t *t)
 {
     /* stores (non-temporal ones included) before the sync are visible after it */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (t->n_nodes == 1) coll_path(COLL_SYNC, COLL_PATH_NODE);
     if (t->n_pes == 1) return NODESHM_OK;
     if (t->n_nodes == 1) {
         coll_node_sync(t, ++t->epoch);
@@ -66,9 +67,12 @@ int nodeshm_coll_sync(const char *call, nodeshm_team_t *t)
      * 0.82-0.99x (median 0.88x), the team's barrier 1.00x; 2 x 4 fan 0.80-0.95x, the barrier
      * 0.99-1.03x.  Open MPI keeps the fan: 2 x 2 1.01-1.22x against 1.00-1.07x, 2 x 4 0.88-1.15x
      * (median 1.07x) against 0.95-0.99x. */
-    if (coll_nodes_sync_by_library())
+    if (coll_nodes_sync_by_library()) {
+        coll_path(COLL_SYNC, COLL_PATH_LIBRARY);
         return MPI_Barrier(t->comm) == MPI_SUCCESS ? NODESHM_OK
                                                    : nodeshm_coll_mpi_failed(call, "MPI_Barrier over the team");
+    }
+    coll_path(COLL_SYNC, COLL_PATH_LEADERS);
     MPI_Comm leaders;
     int rc = nodeshm_coll_leaders(call, t, &leaders); /* collective over the team on first need */
     if (rc) return rc;

@@ -153,6 +153,32 @@ int coll_mpi_op(const char *call, MPI_Op *op, nodeshm_reduce_fn fn);
 int nodeshm_coll_allreduce_inplace(const char *call, void *buf, size_t count, size_t elem,
                                    MPI_Datatype dtype, MPI_Op op, nodeshm_reduce_fn fn, MPI_Comm comm);
 
+/* ---- which path a call took (paths.c) ------------------------------------------------------------ */
+/* X(ID, name): the families counted, and their paths: one node; between nodes nodeshm's node
+ * leaders (any of the algorithms below); the MPI library's collective over the team (a choice
+ * of the next section). */
+#define COLL_FAMILIES(X)                                                                           \
+    X(SYNC, "sync") X(BCAST, "broadcast") X(COLLECT, "collect") X(FCOLLECT, "fcollect")             \
+    X(ALLTOALL, "alltoall") X(REDUCE, "reduce") X(SCAN, "scan")
+#define COLL_PATHS(X) X(NODE, "node") X(LEADERS, "leaders") X(LIBRARY, "library")
+enum {
+#define COLL_FAMILY_ID(id, name) COLL_##id,
+    COLL_FAMILIES(COLL_FAMILY_ID)
+#undef COLL_FAMILY_ID
+    COLL_FAMILY_COUNT
+};
+enum {
+#define COLL_PATH_ID(id, name) COLL_PATH_##id,
+    COLL_PATHS(COLL_PATH_ID)
+#undef COLL_PATH_ID
+    COLL_PATH_COUNT
+};
+extern long coll_path_calls[COLL_FAMILY_COUNT][COLL_PATH_COUNT];
+static inline void coll_path(int family, int path)
+{
+    __atomic_fetch_add(&coll_path_calls[family][path], 1, __ATOMIC_RELAXED);
+}
+
 /* ---- between nodes: where the MPI library's own collective wins ------------------------------------ */
 /* Every such choice is here, each measured on 2 emulated hosts on a quiet machine (ours / the
  * library's collective over the team's communicator / ours in turn; the figures sit where each
