@@ -1,7 +1,7 @@
 /* nodeshm core, OpenSHMEM team collectives: which path each call took, counted per family
  * (team_coll.h: COLL_FAMILIES, COLL_PATHS), so that a test can check that a size took the path it
  * should (shmemx_coll_calls), as the interposer's tests count its calls per op.  A relaxed
- * increment per call. */
+ * load and store per call (team_coll.h). */
 #include "core/coll/team/team_coll.h"
 
 #include <string.h>
