@@ -70,14 +70,7 @@ static void nsm_var(char *var, size_t len, int op, const char *bound)
 void nsm_load_config(void)
 {
     if (nsm_cfg.loaded) return;
-    static const size_t defaults[NSM_OP_COUNT][NSM_SHAPES] = {
-#define NSM_OP_DEFAULT(id, name, mpich, ompi)                                                      \
-    {NSM_FLAVOR(NSM_AT(0, mpich), NSM_AT(0, ompi)), NSM_FLAVOR(NSM_AT(1, mpich), NSM_AT(1, ompi)),  \
-     NSM_FLAVOR(NSM_AT(2, mpich), NSM_AT(2, ompi)), NSM_FLAVOR(NSM_AT(3, mpich), NSM_AT(3, ompi)),  \
-     NSM_FLAVOR(NSM_AT(4, mpich), NSM_AT(4, ompi)), NSM_FLAVOR(NSM_AT(5, mpich), NSM_AT(5, ompi))},
-        NSM_OPS(NSM_OP_DEFAULT)
-#undef NSM_OP_DEFAULT
-    };
+    static const size_t defaults[NSM_OP_COUNT][NSM_SHAPES] = {NSM_OPS(NSM_MAX_ROW)};
     int off[NSM_OP_COUNT + 1] = {0};
     if (nodeshm_setting_words(&nodeshm_face_mpi, "NODESHM_MPI_DISABLE", nsm_op_names, NSM_OP_COUNT + 1, off))
         nsm_bad_setting();
@@ -97,14 +90,7 @@ void nsm_load_config(void)
         nsm_cfg.max[i] = nsm_size(var, largest, NSM_SIZE_LIMIT);
     }
     /* lower bounds by shape: only the ops of NSM_OP_MINS have one */
-    static const size_t min_defaults[NSM_OP_COUNT][NSM_SHAPES + 1] = {
-#define NSM_OP_MIN_DEFAULT(id, mpich, ompi)                                                        \
-    [NSM_OP_##id] = {NSM_FLAVOR(NSM_AT(0, mpich), NSM_AT(0, ompi)), NSM_FLAVOR(NSM_AT(1, mpich), NSM_AT(1, ompi)), \
-                     NSM_FLAVOR(NSM_AT(2, mpich), NSM_AT(2, ompi)), NSM_FLAVOR(NSM_AT(3, mpich), NSM_AT(3, ompi)), \
-                     NSM_FLAVOR(NSM_AT(4, mpich), NSM_AT(4, ompi)), NSM_FLAVOR(NSM_AT(5, mpich), NSM_AT(5, ompi)), 1},
-        NSM_OP_MINS(NSM_OP_MIN_DEFAULT)
-#undef NSM_OP_MIN_DEFAULT
-    };
+    static const size_t min_defaults[NSM_OP_COUNT][NSM_SHAPES + 1] = {NSM_OP_MINS(NSM_MIN_ROW)};
     for (int i = 0; i < NSM_OP_COUNT; i++) {
         size_t largest = 0;
         for (int k = 0; k < NSM_SHAPES; k++) {

@@ -45,8 +45,8 @@
  * hosts is as fast): off at 2 per host; 4 per host (1 run) barrier_init 2.7x, bcast_init
  * 1.5-3.1x, allreduce_init 0.98-1.24x, reduce_init 0.94-1.04x to 32 B and 1.8-5.0x above.  The
  * lower bounds as the non-blocking ops' (reduce_init 32 B at 2 per host, 64 B at 4), but none
- * for bcast_init between nodes.  Gather, scatter and allgather between nodes: not measured
- * (windows 0 there).
+ * for bcast_init between nodes.  Gather, scatter and allgather between nodes: NSM_OPS' notes
+ * (nsmpi_config.h, the persistent rows); their default windows: tests/mpi_persist_defaults.c.
  *
  * MPI_Request_free of one of ours drops its entry (of an active one, erroneous in MPI-4: the op is
  * completed first); of a non-blocking collective's request of ours it is refused
@@ -191,8 +191,8 @@ static void p_decide(nsm_persist_t *e)
         return;
     }
     /* between nodes: the ops whose non-blocking form has a between-nodes path (all but
-     * barrier_init with their own several-nodes windows: gather, scatter and allgather are 0 there
-     * by default, not measured), barrier_init, which has no size, where its column is not 0 */
+     * barrier_init with their own several-nodes windows), barrier_init, which has no size, where
+     * its column is not 0 */
     if (!s || (s->n_nodes > 1 && (!nsm_nb_between_nodes(p_nb_id[e->kind]) || (e->kind == K_BARRIER && !s->max[id]))))
         return nsm_persist_library(e, nsm_why_window(id, e->comm, s, 1, e->bytes, NSM_WHY_NODES));
     e->s = s;
