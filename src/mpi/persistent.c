@@ -48,8 +48,10 @@
  * for bcast_init between nodes.  Gather, scatter and allgather between nodes: NSM_OPS' notes
  * (nsmpi_config.h, the persistent rows); their default windows: tests/mpi_persist_defaults.c.
  *
- * MPI_Request_free of one of ours drops its entry (of an active one, erroneous in MPI-4: the op is
- * completed first); of a non-blocking collective's request of ours it is refused
+ * MPI_Request_free of an inactive one of ours drops its entry; of an active one (started, not yet
+ * returned complete by a Wait or Test: erroneous, MPI-4.1 3.7.3) it is refused as MPI_Cancel is
+ * (nsm_nb_refused: MPI_ERR_REQUEST through the communicator's error handler), the request left
+ * active, to be completed as usual; so is it on a non-blocking collective's request of ours
  * (nsm_nb_request_free: MPI-4.1 6.12 makes it erroneous for those, whatever their state).  A
  * communicator freed while requests on it live (MPI keeps it for them) is told by an attribute
  * of our own: its requests go to the library from then on, on every rank. */
@@ -347,9 +349,12 @@ int MPI_Request_free(MPI_Request *request)
         int rc = nsm_nb_request_free(request);
         return rc != NSM_HANDED_OVER ? rc : PMPI_Request_free(request);
     }
-    if (e->active) { /* erroneous (MPI-4): completed first, as a wait would */
-        nsm_persist_finish(e);
-        nsm_persist_return(e, MPI_STATUS_IGNORE);
+    if (e->active) { /* erroneous (MPI-4.1 3.7.3): refused, the request stays active and usable */
+        char what[128];
+        snprintf(what, sizeof what, "an %s's, a persistent collective, active (started, not yet completed)",
+                 p_call[e->kind]);
+        return nsm_nb_refused("MPI_Request_free", nsm_persist_comm(e), what, "freeing an active request",
+                              "complete it with MPI_Wait or MPI_Test, then free it");
     }
     p_remove(e);
     p_drop_types(e); /* no op of ours uses them: the last one has completed */
