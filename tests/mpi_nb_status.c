@@ -13,6 +13,10 @@
  * its state; on an inactive persistent one it is how it is freed): on the same Iallreduce of
  * ours, outstanding and complete, refused as MPI_Cancel is (the library alone would free the
  * handle and return MPI_SUCCESS); --fatal-free as --fatal with MPI_Request_free, on every rank.
+ * On an active persistent request of ours (an Allreduce_init started, outstanding and complete
+ * but not yet waited for) it is erroneous too (MPI-4.1 3.7.3): refused the same way, the request
+ * left active, completed by MPI_Wait with the right sum, started again; once inactive, freed.
+ * --fatal-free-persistent: as --fatal-free on a started Allreduce_init of ours.
  *
  * MPI_Request_get_status_any/some/all (where the MPI has them: MPICH >= 4.2, not Open MPI 5.0):
  * arrays of an Iallreduce of ours, a started Allreduce_init of ours, a never-started one of
@@ -25,7 +29,7 @@
  * the Iallreduce (a hang) and would take the started Allreduce_init for inactive.
  * Counters: each call of ours counted (iallreduce, allreduce_init), exactly.
  *
- *   mpi_nb_status [--expect-accel] [--fatal] */
+ *   mpi_nb_status [--expect-accel] [--fatal | --fatal-free | --fatal-free-persistent] */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -112,15 +116,24 @@ static void cancels(MPI_Comm comm, int ours, int pers)
 #ifdef NSM_HAVE_MPI_ALLREDUCE_INIT
     MPI_Allreduce_init(in, out, N, MPI_LONG, MPI_SUM, comm, MPI_INFO_NULL, &q);
     if (pers) refused(&q, "an inactive MPI_Allreduce_init request");
-    for (int r = 3; r < 5; r++) {
+    /* active: MPI_Request_free refused too (MPI-4.1 3.7.3), outstanding (rank 0 starts late) and
+     * complete but not yet waited for; the request stays active, completes with the right sum
+     * and starts again */
+    for (int r = 3; r < 6; r++) {
         fill(in, out, r);
+        if (wrank == 0 && r == 4) spin_us(2000);
         MPI_Start(&q);
         want_persist += pers;
         if (pers) refused(&q, "a started MPI_Allreduce_init request");
+        if (pers && r == 4) refused_by("MPI_Request_free", &q, "an outstanding MPI_Allreduce_init request");
+        for (flag = 0; r == 5 && !flag;) MPI_Request_get_status(q, &flag, MPI_STATUS_IGNORE);
+        if (pers && r == 5) refused_by("MPI_Request_free", &q, "a complete MPI_Allreduce_init request, not yet waited for");
         MPI_Wait(&q, MPI_STATUS_IGNORE);
-        CHECK(sum_ok(out, r), "MPI_Allreduce_init start %d after a refused MPI_Cancel: wrong sum", r - 2);
+        CHECK(sum_ok(out, r), "MPI_Allreduce_init start %d after a refused MPI_Cancel or MPI_Request_free: wrong sum",
+              r - 2);
     }
-    MPI_Request_free(&q);
+    MPI_Request_free(&q); /* inactive: freed */
+    CHECK(q == MPI_REQUEST_NULL, "MPI_Request_free of an inactive MPI_Allreduce_init request left the handle set");
 #else
     (void)pers;
 #endif
@@ -208,7 +221,7 @@ static void status_round(MPI_Comm comm, int ours, int pers, int how, int r)
 
 int main(int argc, char **argv)
 {
-    int expect_accel_ = 0, fatal = 0, fatal_free = 0;
+    int expect_accel_ = 0, fatal = 0, fatal_free = 0, fatal_persist = 0;
     MPI_Init(&argc, &argv);
     mpi_check_seed();
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
@@ -216,9 +229,12 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--expect-accel")) expect_accel_ = 1;
         else if (!strcmp(argv[i], "--fatal")) fatal = 1;
         else if (!strcmp(argv[i], "--fatal-free")) fatal = fatal_free = 1;
+        else if (!strcmp(argv[i], "--fatal-free-persistent")) fatal = fatal_free = fatal_persist = 1;
         else if (!strncmp(argv[i], "nodeshm-tag-", 12)) continue; /* expect_failure.sh's */
         else {
-            if (wrank == 0) fprintf(stderr, "usage: mpi_nb_status [--expect-accel] [--fatal | --fatal-free]\n");
+            if (wrank == 0)
+                fprintf(stderr, "usage: mpi_nb_status [--expect-accel] [--fatal | --fatal-free | "
+                                "--fatal-free-persistent]\n");
             MPI_Finalize();
             return 2;
         }
@@ -233,7 +249,19 @@ int main(int argc, char **argv)
         long in[N], out[N];
         MPI_Request q;
         fill(in, out, 1);
-        MPI_Iallreduce(in, out, N, MPI_LONG, MPI_SUM, comm, &q);
+#ifdef NSM_HAVE_MPI_ALLREDUCE_INIT
+        if (fatal_persist) { /* an active persistent one of ours instead */
+            MPI_Allreduce_init(in, out, N, MPI_LONG, MPI_SUM, comm, MPI_INFO_NULL, &q);
+            MPI_Start(&q);
+        } else
+#else
+        if (fatal_persist) { /* nothing to test: said so (the test's SKIP_REGULAR_EXPRESSION) */
+            if (wrank == 0) printf("mpi_nb_status: SKIP (this MPI has no MPI_Allreduce_init)\n");
+            MPI_Finalize();
+            return 77;
+        }
+#endif
+            MPI_Iallreduce(in, out, N, MPI_LONG, MPI_SUM, comm, &q);
         /* the default handler: fatal.  MPI_Request_free on every rank: none is left waiting for
          * the launcher to end it (Open MPI 5.0's prterun crashed after rank 0's abort in 2 of 17
          * runs, and a rank waiting in MPI_Wait then hung) */

@@ -74,7 +74,8 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   endforeach()
   # tests/mpi_nb_status.c: MPI_Cancel refused on requests of ours (non-blocking and persistent:
   # MPI_ERR_REQUEST through the communicator's error handler, the request left as it was; the
-  # default handler's abort, _fatal), MPI_Request_free on non-blocking ones too (_fatal_free), and
+  # default handler's abort, _fatal), MPI_Request_free on non-blocking ones and active persistent
+  # ones too (_fatal_free, _fatal_free_persistent), and
   # MPI-4.1's MPI_Request_get_status_any/some/all on them
   # where the MPI has them; on one node, between pseudo-nodes and hosts
   set(s_env NODESHM_MPI_IALLREDUCE_MAX=16k NODESHM_MPI_ALLREDUCE_INIT_MAX=16k)
@@ -100,6 +101,15 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
             "nodeshm_mpi: MPI_Request_free: the request is an MPI_Iallreduce's, a non-blocking collective"
             $<TARGET_FILE:nodeshm_t_mpi_nb_status> --fatal-free)
   set_tests_properties(mpi_nb_status_np2_fatal_free PROPERTIES LABELS "script;mpi;np2")
+  # the same on an active persistent request of ours (a started MPI_Allreduce_init; skipped where
+  # the MPI has none)
+  nodeshm_add_script_test(NAME mpi_nb_status_np2_fatal_free_persistent TIMEOUT 180
+    ENV ${s_env} EXPECT_FAILURE_TIMEOUT=150 EXPECT_FAILURE_MAX_SECONDS=120
+    COMMAND expect_failure.sh 2
+            "nodeshm_mpi: MPI_Request_free: the request is an MPI_Allreduce_init's, a persistent collective, active"
+            $<TARGET_FILE:nodeshm_t_mpi_nb_status> --fatal-free-persistent)
+  set_tests_properties(mpi_nb_status_np2_fatal_free_persistent PROPERTIES LABELS "script;mpi;np2"
+    SKIP_REGULAR_EXPRESSION "mpi_nb_status: SKIP")
   add_test(NAME mpi_nb_status_preload_np3
     COMMAND "${NODESHM_OSHRUN}" -np 3 "${NODESHM_ENV_PROGRAM}"
             "LD_PRELOAD=$<TARGET_FILE:nodeshm_mpi>" $<TARGET_FILE:nodeshm_t_mpi_nb_status_plain> --expect-accel)

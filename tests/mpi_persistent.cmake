@@ -66,4 +66,25 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
     PASS_REGULAR_EXPRESSION "mpi_persist_inactive: PASS" ENVIRONMENT "${p_env}")
   list(APPEND _p_tests mpi_persist_inactive_np2 mpi_persist_inactive_np4 mpi_persist_inactive_preload_np3)
   set_tests_properties(${_p_tests} PROPERTIES SKIP_RETURN_CODE 77)
+
+  # the DEFAULT windows between nodes, nothing set (tests/mpi_persist_defaults.c): per op, starts
+  # just inside and just outside each bound accelerated or the library's, counted per op, values
+  # against PMPI_'s; the windows read from src/mpi/nsmpi_config.h (the column of the MPI built
+  # against), --shape the column the launch must make.  Emulated hosts of 2 (3: several nodes of
+  # up to 2), 2 hosts of 3 (4: 3-4 per node, Open MPI's rooted 8 KiB), 3 hosts of 1 (no node holds
+  # 2 ranks: none accelerated); pseudo-nodes of 2 and 3 (the one-node lower bounds)
+  add_executable(nodeshm_t_mpi_persist_defaults mpi_persist_defaults.c)
+  set_target_properties(nodeshm_t_mpi_persist_defaults PROPERTIES OUTPUT_NAME mpi_persist_defaults)
+  target_include_directories(nodeshm_t_mpi_persist_defaults PRIVATE "${PROJECT_SOURCE_DIR}/src"
+                             "${PROJECT_BINARY_DIR}/generated")
+  target_link_libraries(nodeshm_t_mpi_persist_defaults PRIVATE nodeshm_mpi)
+  set(_pass "mpi_persist_defaults: PASS")
+  nodeshm_add_mpi_test(NAME mpi_persist_defaults NP 4 HOSTS 2 ARGS --shape 3 TIMEOUT 600 PASS_REGEX "${_pass}")
+  nodeshm_add_mpi_test(NAME mpi_persist_defaults NP 6 HOSTS 2 ARGS --shape 4 TIMEOUT 600 PASS_REGEX "${_pass}")
+  nodeshm_add_mpi_test(NAME mpi_persist_defaults NP 3 6 HOSTS 3 ARGS --shape 3 TIMEOUT 600 PASS_REGEX "${_pass}")
+  nodeshm_add_mpi_test(NAME mpi_persist_defaults NP 4 PES_PER_NODE 2 ARGS --shape 3 TIMEOUT 300
+                       PASS_REGEX "${_pass}")
+  nodeshm_add_mpi_test(NAME mpi_persist_defaults NP 6 PES_PER_NODE 3 ARGS --shape 4 TIMEOUT 300
+                       PASS_REGEX "${_pass}")
+  set_tests_properties(mpi_persist_defaults_np4_ppn2 mpi_persist_defaults_np6_ppn3 PROPERTIES SKIP_RETURN_CODE 77)
 endif()

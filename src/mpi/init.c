@@ -7,7 +7,6 @@
 #include "core/env.h"
 #include "core/tuning.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,13 +23,6 @@
  * alltoall(v).  A threshold or budget above it is clamped, not rejected: "more than can be used"
  * means "all that can be" (NODESHM_DEBUG says so). */
 #define NSM_SIZE_LIMIT ((size_t)1 << 30)
-
-static const char *const nsm_op_names[NSM_OP_COUNT + 1] = {
-#define NSM_OP_NAME(id, name, mpich, ompi) #name,
-    NSM_OPS(NSM_OP_NAME)
-#undef NSM_OP_NAME
-    "all", /* NODESHM_MPI_DISABLE's extra word */
-};
 
 /* A bad setting: reported by the core's reader already.  Before PMPI_Init nothing is shared
  * yet and every rank sees the same settings: each ends alone.  Later (the settings are first
@@ -61,23 +53,10 @@ static long nsm_long(const char *name, long fallback, long lo, long hi)
     return v;
 }
 
-static void nsm_var(char *var, size_t len, int op, const char *bound)
-{
-    snprintf(var, len, "NODESHM_MPI_%s_%s", nsm_op_names[op], bound);
-    for (char *c = var; *c; c++) *c = (char)toupper((unsigned char)*c);
-}
-
 void nsm_load_config(void)
 {
     if (nsm_cfg.loaded) return;
-    static const size_t defaults[NSM_OP_COUNT][NSM_SHAPES] = {
-#define NSM_OP_DEFAULT(id, name, mpich, ompi)                                                      \
-    {NSM_FLAVOR(NSM_AT(0, mpich), NSM_AT(0, ompi)), NSM_FLAVOR(NSM_AT(1, mpich), NSM_AT(1, ompi)),  \
-     NSM_FLAVOR(NSM_AT(2, mpich), NSM_AT(2, ompi)), NSM_FLAVOR(NSM_AT(3, mpich), NSM_AT(3, ompi)),  \
-     NSM_FLAVOR(NSM_AT(4, mpich), NSM_AT(4, ompi)), NSM_FLAVOR(NSM_AT(5, mpich), NSM_AT(5, ompi))},
-        NSM_OPS(NSM_OP_DEFAULT)
-#undef NSM_OP_DEFAULT
-    };
+    static const size_t defaults[NSM_OP_COUNT][NSM_SHAPES] = {NSM_OPS(NSM_MAX_ROW)};
     int off[NSM_OP_COUNT + 1] = {0};
     if (nodeshm_setting_words(&nodeshm_face_mpi, "NODESHM_MPI_DISABLE", nsm_op_names, NSM_OP_COUNT + 1, off))
         nsm_bad_setting();
@@ -85,7 +64,7 @@ void nsm_load_config(void)
     for (int i = 0; i < NSM_OP_COUNT; i++) nsm_cfg.off[i] = off[i];
     for (int i = 0; i < NSM_OP_COUNT; i++) {
         char var[64];
-        nsm_var(var, sizeof var, i, "MAX");
+        nsm_op_var(var, sizeof var, i, "MAX");
         /* unset: the shape decides (nsm_op_max_at); the bound before the state lookup is the
          * largest default of any shape */
         size_t largest = 0;
@@ -97,14 +76,7 @@ void nsm_load_config(void)
         nsm_cfg.max[i] = nsm_size(var, largest, NSM_SIZE_LIMIT);
     }
     /* lower bounds by shape: only the ops of NSM_OP_MINS have one */
-    static const size_t min_defaults[NSM_OP_COUNT][NSM_SHAPES + 1] = {
-#define NSM_OP_MIN_DEFAULT(id, mpich, ompi)                                                        \
-    [NSM_OP_##id] = {NSM_FLAVOR(NSM_AT(0, mpich), NSM_AT(0, ompi)), NSM_FLAVOR(NSM_AT(1, mpich), NSM_AT(1, ompi)), \
-                     NSM_FLAVOR(NSM_AT(2, mpich), NSM_AT(2, ompi)), NSM_FLAVOR(NSM_AT(3, mpich), NSM_AT(3, ompi)), \
-                     NSM_FLAVOR(NSM_AT(4, mpich), NSM_AT(4, ompi)), NSM_FLAVOR(NSM_AT(5, mpich), NSM_AT(5, ompi)), 1},
-        NSM_OP_MINS(NSM_OP_MIN_DEFAULT)
-#undef NSM_OP_MIN_DEFAULT
-    };
+    static const size_t min_defaults[NSM_OP_COUNT][NSM_SHAPES + 1] = {NSM_OP_MINS(NSM_MIN_ROW)};
     for (int i = 0; i < NSM_OP_COUNT; i++) {
         size_t largest = 0;
         for (int k = 0; k < NSM_SHAPES; k++) {
@@ -114,7 +86,7 @@ void nsm_load_config(void)
         nsm_cfg.min[i] = largest;
         if (!min_defaults[i][NSM_SHAPES]) continue; /* not a row of NSM_OP_MINS: no bound */
         char var[64];
-        nsm_var(var, sizeof var, i, "MIN");
+        nsm_op_var(var, sizeof var, i, "MIN");
         nsm_cfg.min_everywhere[i] = nodeshm_getenv(var) != NULL;
         /* a bound is only compared, never allocated: no limit */
         nsm_cfg.min[i] = nsm_size(var, largest, (size_t)-1);
@@ -182,7 +154,7 @@ static void nsm_debug_config(void)
         if (nsm_cfg.all_off || nsm_cfg.off[i] || !nsm_cfg.max[i]) {
             nodeshm_debug_as(&nodeshm_face_mpi, rank, "MPI_Init: %s: to the MPI library (%s)", nsm_op_names[i],
                              nsm_cfg.all_off || nsm_cfg.off[i] ? "NODESHM_MPI_DISABLE"
-                             : (nsm_var(var, sizeof var, i, "MAX"), nodeshm_getenv(var)) ? "MAX set to 0"
+                             : (nsm_op_var(var, sizeof var, i, "MAX"), nodeshm_getenv(var)) ? "MAX set to 0"
                                                                                          : "MAX default 0");
             continue;
         }

@@ -122,7 +122,7 @@ int nsm_nb_request_free(MPI_Request *request)
     char what[96];
     const char *name = nsm_op_id_name(id);
     snprintf(what, sizeof what, "an MPI_%c%s's, a non-blocking collective", toupper((unsigned char)name[0]), name + 1);
-    return nsm_nb_refused("MPI_Request_free", comm, what, "freeing");
+    return nsm_nb_refused("MPI_Request_free", comm, what, "freeing a collective's request", NSM_NB_COMPLETE_IT);
 }
 /* MPI: erroneous for a collective; nothing to undo.  MPI_Cancel (nonblocking_wait.c) hears of it
  * here, and reports it on the op's communicator */

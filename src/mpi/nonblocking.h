@@ -121,13 +121,15 @@ int nsm_nb_empty(MPI_Request *request);
  * the op's communicator (MPI_COMM_NULL: an empty op's) (nonblocking_wait.c's MPI_Cancel). */
 extern _Thread_local int nsm_nb_cancel_hit;
 extern _Thread_local MPI_Comm nsm_nb_cancel_comm;
-/* A request MPI does not let the caller cancel or free (a collective's, MPI-4.1 6.12 and 6.13):
- * says so naming `call` and what the request is (`what`: "a non-blocking collective's", "an
- * MPI_Iallreduce's, a non-blocking collective"),
- * `verb` the refused action ("cancelling"), raises MPI_ERR_REQUEST through comm's error handler
- * (MPI_COMM_NULL: MPI_COMM_SELF's) and returns it; the request stays as it was
- * (nonblocking_wait.c). */
-int nsm_nb_refused(const char *call, MPI_Comm comm, const char *what, const char *verb);
+/* A request MPI does not let the caller cancel or free (a collective's, MPI-4.1 6.12 and 6.13; an
+ * active persistent one, 3.7.3): says so naming `call`, what the request is (`what`: "a
+ * non-blocking collective's", "an MPI_Iallreduce's, a non-blocking collective"), what MPI does
+ * not allow (`refused`: "cancelling a collective's request") and what it accepts instead
+ * (`accepted`), raises MPI_ERR_REQUEST through comm's error handler (MPI_COMM_NULL:
+ * MPI_COMM_SELF's) and returns it; the request stays as it was (nonblocking_wait.c). */
+int nsm_nb_refused(const char *call, MPI_Comm comm, const char *what, const char *refused, const char *accepted);
+/* what MPI accepts instead of cancelling or freeing a collective's request */
+#define NSM_NB_COMPLETE_IT "complete it with MPI_Wait or MPI_Test"
 /* MPI_Request_free (persistent.c's, the one interception) on a request: when it is the
  * generalized request of a non-blocking collective of ours, alive (not yet returned complete by
  * a Wait or Test), refused as MPI-4.1 6.12 says (erroneous: nsm_nb_refused); else

@@ -167,13 +167,12 @@ int MPI_Request_get_status_all(int count, const MPI_Request requests[], int *fla
  * callback (nonblocking.c) says so.  Either way the caller hears it the standard's way:
  * MPI_ERR_REQUEST through its communicator's error handler (fatal by default), and a message
  * naming the call; the request itself stays as it was, to be completed as usual.  MPI_Request_free
- * on a non-blocking one of ours is refused the same way (persistent.c, nonblocking.c). */
-int nsm_nb_refused(const char *call, MPI_Comm comm, const char *what, const char *verb)
+ * on a non-blocking one of ours, or an active persistent one, is refused the same way
+ * (persistent.c, nonblocking.c). */
+int nsm_nb_refused(const char *call, MPI_Comm comm, const char *what, const char *refused, const char *accepted)
 {
-    fprintf(stderr,
-            "nodeshm_mpi: %s: the request is %s (libnodeshm_mpi runs it); MPI does not allow %s a "
-            "collective's request (MPI_ERR_REQUEST): complete it with MPI_Wait or MPI_Test\n",
-            call, what, verb);
+    fprintf(stderr, "nodeshm_mpi: %s: the request is %s (libnodeshm_mpi runs it); MPI does not allow %s "
+                    "(MPI_ERR_REQUEST): %s\n", call, what, refused, accepted);
     PMPI_Comm_call_errhandler(comm != MPI_COMM_NULL ? comm : MPI_COMM_SELF, MPI_ERR_REQUEST);
     return MPI_ERR_REQUEST;
 }
@@ -182,10 +181,12 @@ int MPI_Cancel(MPI_Request *request)
 {
     MPI_Comm comm = MPI_COMM_NULL;
     if (request && nsm_persist_exist() && nsm_persist_cancel(*request, &comm))
-        return nsm_nb_refused("MPI_Cancel", comm, "a persistent collective's", "cancelling");
+        return nsm_nb_refused("MPI_Cancel", comm, "a persistent collective's", "cancelling a collective's request",
+                              NSM_NB_COMPLETE_IT);
     nsm_nb_cancel_comm = MPI_COMM_NULL;
     nsm_nb_cancel_hit = 0;
     int rc = PMPI_Cancel(request);
     if (!nsm_nb_cancel_hit) return rc;
-    return nsm_nb_refused("MPI_Cancel", nsm_nb_cancel_comm, "a non-blocking collective's", "cancelling");
+    return nsm_nb_refused("MPI_Cancel", nsm_nb_cancel_comm, "a non-blocking collective's",
+                          "cancelling a collective's request", NSM_NB_COMPLETE_IT);
 }

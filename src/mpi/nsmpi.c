@@ -20,6 +20,7 @@
 #include "mpi/nsmpi.h"
 #include "nodeshm.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +29,21 @@
 nsm_config_t nsm_cfg;
 nsm_op_stats_t nsm_stats[NSM_OP_COUNT];
 
-/* The ops' names, as NODESHM_MPI_DISABLE spells them. */
-static const char *const nsm_op_names[NSM_OP_COUNT] = {
+/* The ops' names (NSM_OPS), as NODESHM_MPI_DISABLE spells them, and its extra word: the one
+ * table of them (nsmpi.h), for the settings (init.c), the stats report (stats.c) and
+ * nodeshm_mpi_accelerated_op; the settings' names derived from it (nsm_op_var) */
+const char *const nsm_op_names[NSM_OP_COUNT + 1] = {
 #define NSM_OP_NAME(id, name, mpich, ompi) #name,
     NSM_OPS(NSM_OP_NAME)
 #undef NSM_OP_NAME
+    "all",
 };
+
+void nsm_op_var(char *var, size_t len, int op, const char *bound)
+{
+    snprintf(var, len, "NODESHM_MPI_%s_%s", nsm_op_id_name(op), bound);
+    for (char *c = var; *c; c++) *c = (char)toupper((unsigned char)*c);
+}
 
 long nodeshm_mpi_accelerated(void)
 {

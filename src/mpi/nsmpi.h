@@ -156,8 +156,14 @@ typedef struct nsm_op_stats {
     long why[NSM_WHY_COUNT];
 } nsm_op_stats_t;
 extern nsm_op_stats_t nsm_stats[NSM_OP_COUNT];
-/* An op's name (NSM_OP_* -> "ialltoallv": NSM_OPS' names, as NODESHM_MPI_DISABLE takes them). */
+/* The ops' names (NSM_OP_* -> "ialltoallv": NSM_OPS' names, as NODESHM_MPI_DISABLE takes them,
+ * the stats report prints them and nodeshm_mpi_accelerated_op knows them), then "all"
+ * (NODESHM_MPI_DISABLE's extra word): the one table (nsmpi.c). */
+extern const char *const nsm_op_names[NSM_OP_COUNT + 1];
+/* An op's name ("?" for no op). */
 const char *nsm_op_id_name(int op);
+/* An op's size setting: var = "NODESHM_MPI_<NAME>_<bound>" (bound "MAX" or "MIN"). */
+void nsm_op_var(char *var, size_t len, int op, const char *bound);
 /* Counts an accelerated call of op (NSM_OP_*). */
 static inline void nsm_count_accelerated(int op)
 {

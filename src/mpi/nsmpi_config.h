@@ -314,6 +314,16 @@
 #define NSM_AT_3(a, b, c, d, e, f) (d)
 #define NSM_AT_4(a, b, c, d, e, f) (e)
 #define NSM_AT_5(a, b, c, d, e, f) (f)
+/* A row's six defaults for the MPI library built against (NSM_FLAVOR), as an initializer's
+ * elements; and a table's row of each kind: NSM_OPS(NSM_MAX_ROW) the upper bounds by op and
+ * shape, NSM_OP_MINS(NSM_MIN_ROW) the lower bounds (a 7th element 1: the op has a row).
+ * init.c's tables, and tests that expect the defaults (tests/mpi_persist_defaults.c). */
+#define NSM_FLAVOR_ROW(mpich, ompi)                                                                \
+    NSM_FLAVOR(NSM_AT(0, mpich), NSM_AT(0, ompi)), NSM_FLAVOR(NSM_AT(1, mpich), NSM_AT(1, ompi)),   \
+        NSM_FLAVOR(NSM_AT(2, mpich), NSM_AT(2, ompi)), NSM_FLAVOR(NSM_AT(3, mpich), NSM_AT(3, ompi)), \
+        NSM_FLAVOR(NSM_AT(4, mpich), NSM_AT(4, ompi)), NSM_FLAVOR(NSM_AT(5, mpich), NSM_AT(5, ompi))
+#define NSM_MAX_ROW(id, name, mpich, ompi) [NSM_OP_##id] = {NSM_FLAVOR_ROW(mpich, ompi)},
+#define NSM_MIN_ROW(id, mpich, ompi) [NSM_OP_##id] = {NSM_FLAVOR_ROW(mpich, ompi), 1},
 
 enum {
 #define NSM_OP_ID(id, name, mpich, ompi) NSM_OP_##id,

@@ -45,11 +45,13 @@
  * hosts is as fast): off at 2 per host; 4 per host (1 run) barrier_init 2.7x, bcast_init
  * 1.5-3.1x, allreduce_init 0.98-1.24x, reduce_init 0.94-1.04x to 32 B and 1.8-5.0x above.  The
  * lower bounds as the non-blocking ops' (reduce_init 32 B at 2 per host, 64 B at 4), but none
- * for bcast_init between nodes.  Gather, scatter and allgather between nodes: not measured
- * (windows 0 there).
+ * for bcast_init between nodes.  Gather, scatter and allgather between nodes: NSM_OPS' notes
+ * (nsmpi_config.h, the persistent rows); their default windows: tests/mpi_persist_defaults.c.
  *
- * MPI_Request_free of one of ours drops its entry (of an active one, erroneous in MPI-4: the op is
- * completed first); of a non-blocking collective's request of ours it is refused
+ * MPI_Request_free of an inactive one of ours drops its entry; of an active one (started, not yet
+ * returned complete by a Wait or Test: erroneous, MPI-4.1 3.7.3) it is refused as MPI_Cancel is
+ * (nsm_nb_refused: MPI_ERR_REQUEST through the communicator's error handler), the request left
+ * active, to be completed as usual; so is it on a non-blocking collective's request of ours
  * (nsm_nb_request_free: MPI-4.1 6.12 makes it erroneous for those, whatever their state).  A
  * communicator freed while requests on it live (MPI keeps it for them) is told by an attribute
  * of our own: its requests go to the library from then on, on every rank. */
@@ -191,8 +193,8 @@ static void p_decide(nsm_persist_t *e)
         return;
     }
     /* between nodes: the ops whose non-blocking form has a between-nodes path (all but
-     * barrier_init with their own several-nodes windows: gather, scatter and allgather are 0 there
-     * by default, not measured), barrier_init, which has no size, where its column is not 0 */
+     * barrier_init with their own several-nodes windows), barrier_init, which has no size, where
+     * its column is not 0 */
     if (!s || (s->n_nodes > 1 && (!nsm_nb_between_nodes(p_nb_id[e->kind]) || (e->kind == K_BARRIER && !s->max[id]))))
         return nsm_persist_library(e, nsm_why_window(id, e->comm, s, 1, e->bytes, NSM_WHY_NODES));
     e->s = s;
@@ -347,9 +349,12 @@ int MPI_Request_free(MPI_Request *request)
         int rc = nsm_nb_request_free(request);
         return rc != NSM_HANDED_OVER ? rc : PMPI_Request_free(request);
     }
-    if (e->active) { /* erroneous (MPI-4): completed first, as a wait would */
-        nsm_persist_finish(e);
-        nsm_persist_return(e, MPI_STATUS_IGNORE);
+    if (e->active) { /* erroneous (MPI-4.1 3.7.3): refused, the request stays active and usable */
+        char what[128];
+        snprintf(what, sizeof what, "an %s's, a persistent collective, active (started, not yet completed)",
+                 p_call[e->kind]);
+        return nsm_nb_refused("MPI_Request_free", nsm_persist_comm(e), what, "freeing an active request",
+                              "complete it with MPI_Wait or MPI_Test, then free it");
     }
     p_remove(e);
     p_drop_types(e); /* no op of ours uses them: the last one has completed */

@@ -39,11 +39,6 @@ static FILE *nsm_stats_out;        /* rank 0's, opened at MPI_Init */
 static long long nsm_stats_t0;     /* MPI_Init, for the report's wall time */
 static _Thread_local nsm_call_t *nsm_current;
 
-static const char *const nsm_op_name[NSM_OP_COUNT] = {
-#define NSM_OP_NAME(id, name, mpich, ompi) #name,
-    NSM_OPS(NSM_OP_NAME)
-#undef NSM_OP_NAME
-};
 static const char *const nsm_why_name[NSM_WHY_COUNT] = {
 #define NSM_WHY_NAME(id, column, meaning) column,
     NSM_WHYS(NSM_WHY_NAME)
@@ -176,7 +171,7 @@ static void nsm_report_csv(FILE *f, long sum[][NSR_N], long lo[][NSR_N], long hi
     for (int i = 0; i < NSM_OP_COUNT; i++) {
         long handed = 0;
         for (int w = NSM_WHY_DISABLED; w < NSM_WHY_COUNT; w++) handed += sum[i][w];
-        fprintf(f, "%s,%ld,%ld,%ld,%ld,%ld,%.6f,%.6f,%ld,%ld,%.6f,%.6f", nsm_op_name[i], sum[i][NSR_CALLS],
+        fprintf(f, "%s,%ld,%ld,%ld,%ld,%ld,%.6f,%.6f,%ld,%ld,%.6f,%.6f", nsm_op_names[i], sum[i][NSR_CALLS],
                 sum[i][NSR_ACCEL], sum[i][NSM_WHY_EMPTY], handed, sum[i][NSR_BYTES], sum[i][NSR_NS] / 1e6,
                 sum[i][NSR_NS_ACCEL] / 1e6, lo[i][NSR_CALLS], hi[i][NSR_CALLS], lo[i][NSR_NS] / 1e6,
                 hi[i][NSR_NS] / 1e6);
@@ -203,7 +198,7 @@ static void nsm_report_text(FILE *f, int ranks, long sum[][NSR_N], long lo[][NSR
         char calls[48], time[48];
         snprintf(calls, sizeof calls, "%ld-%ld", lo[i][NSR_CALLS], hi[i][NSR_CALLS]);
         snprintf(time, sizeof time, "%.6f-%.6f", lo[i][NSR_NS] / 1e6, hi[i][NSR_NS] / 1e6);
-        fprintf(f, "%-20s %9ld %11ld %7ld %9ld %14ld %13.6f %13.6f %13s %21s\n", nsm_op_name[i], sum[i][NSR_CALLS],
+        fprintf(f, "%-20s %9ld %11ld %7ld %9ld %14ld %13.6f %13.6f %13s %21s\n", nsm_op_names[i], sum[i][NSR_CALLS],
                 sum[i][NSR_ACCEL], sum[i][NSM_WHY_EMPTY], handed, sum[i][NSR_BYTES], sum[i][NSR_NS] / 1e6,
                 sum[i][NSR_NS_ACCEL] / 1e6, calls, time);
     }
@@ -216,7 +211,7 @@ static void nsm_report_text(FILE *f, int ranks, long sum[][NSR_N], long lo[][NSR
         long handed = 0;
         for (int w = NSM_WHY_DISABLED; w < NSM_WHY_COUNT; w++) handed += sum[i][w];
         if (!handed) continue;
-        fprintf(f, "%-20s", nsm_op_name[i]);
+        fprintf(f, "%-20s", nsm_op_names[i]);
         for (int w = NSM_WHY_DISABLED; w < NSM_WHY_COUNT; w++)
             if (used[w]) fprintf(f, " %11ld", sum[i][w]);
         fprintf(f, "\n");
