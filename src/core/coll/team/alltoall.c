@@ -3,7 +3,7 @@
  * One node: every member publishes its blocks (packed into staging, or its source) and pulls the
  * block meant for it from every member.  Several nodes, up to NODESHM_COLL_NODES_A2A_MAX of
  * blocks per PE: fan.c (the leader moves its node's blocks, one MPI_Alltoallv of the leaders),
- * bar small blocks under MPICH (MPI_Alltoall over the team: team_coll.h says where).
+ * bar where the library's own wins (MPI_Alltoall over the team: core/coll/library_wins.h).
  * Larger: each PE pushes its blocks for node peers straight into their dest; blocks for other
  * nodes go by one MPI_Alltoallv over the team (zero counts within the node; strided blocks
  * packed). */
@@ -51,8 +51,9 @@ static void alltoall_node(nodeshm_team_t *t, coll_turn_t x, void *dest, const vo
     if (!eager) coll_await_done(t, x);
 }
 
-/* Several nodes, where the MPI library's own alltoall wins (coll_nodes_alltoall_by_library: a
- * block of at most 128 B): MPI_Alltoall over the team, strided blocks packed and unpacked. */
+/* Several nodes, where the MPI library's own alltoall wins (coll_nodes_alltoall_by_library: MPICH
+ * at most 128 B, Open MPI 8-16 KiB blocks): MPI_Alltoall over the team, strided blocks packed and
+ * unpacked. */
 static int alltoall_by_library(const char *call, const nodeshm_team_t *t, void *dest, const void *src,
                                size_t dst, size_t sst, size_t nelems, size_t elem)
 {

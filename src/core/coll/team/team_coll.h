@@ -206,8 +206,8 @@ static inline int coll_nodes_bcast_by_library(const nodeshm_team_t *t, size_t nb
 {
     return COLL_UNDER_MPICH && nbytes <= ((size_t)16 << 10) && (nbytes > 128 || coll_nodes_library_wins(t));
 }
-/* Alltoall(s): MPICH's MPI_Alltoall over the team in its inject band (core/coll/library_wins.h;
- * alltoall.c). */
+/* Alltoall(s): MPI_Alltoall over the team (MPICH in its inject band, Open MPI at 8-16 KiB blocks:
+ * core/coll/library_wins.h; alltoall.c). */
 static inline int coll_nodes_alltoall_by_library(const nodeshm_team_t *t, size_t block)
 {
     return nodeshm_nodes_alltoall_by_library(t->n_pes, t->n_nodes, block);
