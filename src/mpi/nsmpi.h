@@ -71,8 +71,10 @@ static inline int nsm_nodes_in_order(const nsm_state_t *s)
         if (s->stage_index[r] != r) return 0;
     return 1;
 }
-/* Alltoall, blocking or not, of `block` bytes per pair between nodes where MPICH's own wins
- * (core/coll/library_wins.h); not between pseudo-nodes, which race the library's shared memory. */
+/* Alltoall, blocking or not, of `block` bytes per pair between nodes where the library's own wins
+ * (core/coll/library_wins.h: MPICH's inject band; Open MPI's 8-16 KiB blocks, above this face's
+ * default window, so only where NODESHM_MPI_(I)ALLTOALL_MAX widened it); not between
+ * pseudo-nodes, which race the library's shared memory. */
 static inline int nsm_alltoall_by_library(const nsm_state_t *s, size_t block)
 {
     return !nsm_cfg.pes_per_node && nodeshm_nodes_alltoall_by_library(s->size, s->n_nodes, block);

@@ -52,8 +52,10 @@ int nodeshm_coll_collect(const char *call, nodeshm_team_t *t, void *dest, const 
     int n = t->n_pes, rc = coll_check_sym(call, "source", src, nbytes);
     if (rc) return rc;
     const int family = fixed ? COLL_FCOLLECT : COLL_COLLECT;
-    if (t->n_nodes == 1) coll_path(family, COLL_PATH_NODE);
-    if (t->n_nodes == 1) return collect_node(call, t, coll_turn_begin(t, coll_begin(t)), dest, src, nbytes);
+    if (t->n_nodes == 1) {
+        coll_path(family, COLL_PATH_NODE);
+        return collect_node(call, t, coll_turn_begin(t, coll_begin(t)), dest, src, nbytes);
+    }
     MPI_Comm leaders = MPI_COMM_NULL;
     if ((rc = nodeshm_coll_leaders(call, t, &leaders))) return rc;
     int by_library = fixed && nbytes <= NODESHM_COLL_NODES_LIBRARY_MAX && coll_nodes_library_wins(t);
