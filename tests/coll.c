@@ -7,6 +7,7 @@
  * reductions; PE_root on every member.  No barrier separates the collectives, also when they
  * alternate between overlapping teams: the library alone must keep buffers safe. */
 #include "common.h"
+#include "coll_team.h"
 
 #include <complex.h>
 #include <mpi.h>
@@ -19,13 +20,6 @@
 static int me, npes;
 static char *sbuf, *dbuf; /* symmetric */
 static unsigned char *ref; /* private reference */
-
-typedef struct {
-    const char *name;
-    shmem_team_t team;
-    int n, my;
-    int pes[64]; /* world PE of each member */
-} team_t;
 
 static int tid_counter; /* data stream key: advanced identically on every PE of a team */
 
@@ -308,18 +302,6 @@ static void test_reduce(const team_t *t)
         shmem_broadcast(t->team, d, s, 1, 0);
         CHECK(*d == t->pes[0] + 1, "%s: generic shmem_broadcast: %ld", t->name, *d);
     }
-}
-
-/* ---- teams --------------------------------------------------------------------------------------- */
-static int make(team_t *t, const char *name, shmem_team_t team)
-{
-    t->name = name;
-    t->team = team;
-    if (team == SHMEM_TEAM_INVALID) return 0;
-    t->n = shmem_team_n_pes(team);
-    t->my = shmem_team_my_pe(team);
-    for (int i = 0; i < t->n; i++) t->pes[i] = shmem_team_translate_pe(team, i, SHMEM_TEAM_WORLD);
-    return 1;
 }
 
 /* ---- broadcast bursts ---------------------------------------------------------------------------- */

@@ -15,6 +15,11 @@ nodeshm_add_mpi_test(NAME coll NP 3 4 ENV NODESHM_COLL_EAGER_MAX=0 SUFFIX _rende
 nodeshm_add_mpi_test(NAME coll_paths SOURCES coll_paths.c NP 1 4)
 nodeshm_add_mpi_test(NAME coll_paths NP 4 6 PES_PER_NODE 2)
 
+# Broadcast at each protocol's sizes from every root, back to back (tests/coll_bcast.c): one
+# node, and pseudo-nodes of 2 (2+1, 2+2; emulated hosts in hosts.cmake).
+nodeshm_add_mpi_test(NAME coll_bcast SOURCES coll_bcast.c NP 3 4 TIMEOUT 300)
+nodeshm_add_mpi_test(NAME coll_bcast NP 3 4 PES_PER_NODE 2 TIMEOUT 300)
+
 # Deprecated active-set collectives (tests/coll_aset.c): barrier, sync, broadcast/collect/
 # fcollect/alltoall(s) 32 and 64, every OP_to_all, on overlapping active sets.
 nodeshm_add_mpi_test(NAME coll_aset SOURCES coll_aset.c NP 1 2 4 8)

@@ -7,6 +7,7 @@
  * buffer (several eager rounds, the last one also small); in place on alternate calls.  Scans on overlapping teams follow
  * each other with no barrier between them. */
 #include "common.h"
+#include "coll_team.h"
 
 #include <complex.h>
 #include <mpi.h>
@@ -23,15 +24,7 @@ static int me, npes;
 static char *sbuf, *dbuf; /* symmetric */
 static char *ref;         /* private reference */
 
-typedef struct {
-    const char *name;
-    shmem_team_t team;
-    int n, my;
-    int pes[64];
-} team_t;
-
 static int tid_counter;
-static int make(team_t *t, const char *name, shmem_team_t team);
 static size_t scan_count(int k) { static const size_t c[] = {1, 0, 19, LARGE, 5, 257}; return c[k % 6]; }
 
 /* One scan of type T: exclusive or not, in place or not, checked against the local prefix. */
@@ -131,17 +124,6 @@ static void test_slot_reuse(void)
         }
         shmem_team_destroy(b);
     }
-}
-
-static int make(team_t *t, const char *name, shmem_team_t team)
-{
-    t->name = name;
-    t->team = team;
-    if (team == SHMEM_TEAM_INVALID) return 0;
-    t->n = shmem_team_n_pes(team);
-    t->my = shmem_team_my_pe(team);
-    for (int i = 0; i < t->n; i++) t->pes[i] = shmem_team_translate_pe(team, i, SHMEM_TEAM_WORLD);
-    return 1;
 }
 
 int main(void)

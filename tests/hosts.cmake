@@ -37,6 +37,9 @@ nodeshm_add_mpi_test(NAME coll_paths NP 5 HOSTS 3 TIMEOUT 120)
 # The scans of both faces between hosts (core/coll/scan.h: node scans, the leaders' MPI_Exscan
 # over the network): OpenSHMEM's here, hosts of 2+1 and 2+2 PEs; MPI's in mpi_scan.cmake.
 nodeshm_add_mpi_test(NAME coll_scan NP 3 4 HOSTS 2 TIMEOUT 300)
+# Broadcast of both faces between hosts (core/coll/bcast.h): OpenSHMEM's at each protocol's sizes
+# here (2+1 and 2+2 PEs); MPI's in mpi_rooted below (bcast, bcast_vec).
+nodeshm_add_mpi_test(NAME coll_bcast NP 3 4 HOSTS 2 TIMEOUT 300)
 
 # The memory model across nodes, several hundred rounds: after shmem_barrier_all, quiet + flag
 # and put-with-signal, every PE sees what PEs of other nodes wrote (stale views counted per PE).
@@ -164,8 +167,8 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   set(_rooted_wide_env NODESHM_MPI_BCAST_MAX=1m NODESHM_MPI_GATHER_MAX=1m NODESHM_MPI_SCATTER_MAX=1m
       NODESHM_MPI_REDUCE_MAX=1m NODESHM_MPI_BCAST_MIN=0 NODESHM_MPI_GATHER_MIN=0 NODESHM_MPI_SCATTER_MIN=0
       NODESHM_MPI_REDUCE_MIN=0)
-  set(_rooted_wide bcast:8 bcast:40k bcast:1m gather:8 gather:24k gather:512k scatter:8 scatter:24k scatter:512k
-      reduce:8 reduce:4k reduce:40k reduce:1m gatherv:8:lib scatterv:8:lib)
+  set(_rooted_wide bcast:8 bcast:40k bcast:1m bcast_vec:8 bcast_vec:40k gather:8 gather:24k gather:512k scatter:8
+      scatter:24k scatter:512k reduce:8 reduce:4k reduce:40k reduce:1m gatherv:8:lib scatterv:8:lib)
   nodeshm_add_mpi_test(NAME mpi_rooted NP 4 8 HOSTS 2 SUFFIX _wide TIMEOUT 300
                        ARGS ${_rooted_wide} ENV ${_rooted_wide_env})
   nodeshm_add_mpi_test(NAME mpi_rooted NP 6 HOSTS 3 SUFFIX _wide TIMEOUT 600
@@ -175,7 +178,15 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   nodeshm_add_mpi_test(NAME mpi_rooted NP 4 PES_PER_NODE 2 SUFFIX _wide TIMEOUT 300
                        ARGS ${_rooted_wide} ENV ${_rooted_wide_env})
   nodeshm_add_mpi_test(NAME mpi_rooted NP 9 PES_PER_NODE 2 SUFFIX _wide_leaders TIMEOUT 300
-                       ARGS bcast:8 bcast:40k gather:24k scatter:24k reduce:8 ENV ${_rooted_wide_env})
+                       ARGS bcast:8 bcast:40k bcast_vec:8 bcast_vec:40k gather:24k scatter:24k reduce:8
+                       ENV ${_rooted_wide_env})
+  # MPI_Bcast (core/coll/bcast.h) with a node of one rank: 2+1 ranks on hosts and pseudo-nodes,
+  # the ring's sizes, a bank's, above the leaders' blocking call (32 KiB), a strided type
+  set(_rooted_bcast bcast:8 bcast:512 bcast:4k bcast:40k bcast:1m bcast_vec:8 bcast_vec:4k bcast_vec:40k)
+  nodeshm_add_mpi_test(NAME mpi_rooted NP 3 HOSTS 2 SUFFIX _bcast TIMEOUT 300 ARGS ${_rooted_bcast}
+                       ENV ${_rooted_wide_env})
+  nodeshm_add_mpi_test(NAME mpi_rooted NP 3 PES_PER_NODE 2 SUFFIX _bcast TIMEOUT 300 ARGS ${_rooted_bcast}
+                       ENV ${_rooted_wide_env})
 endif()
 
 # A blocking put's source is reusable when it returns, between nodes too (remote.c's bounce ring:

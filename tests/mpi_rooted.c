@@ -8,7 +8,8 @@
  *
  * Arguments: "op:bytes" (accelerated) or "op:bytes:lib" (the MPI library's), bytes a multiple of
  * 8 (k and m suffixes); every argument runs once per root, plain and, for gather, scatter and
- * reduce, with MPI_IN_PLACE at the root. */
+ * reduce, with MPI_IN_PLACE at the root.  Op bcast_vec: MPI_Bcast with a strided derived type on
+ * the even ranks (counted as bcast). */
 #include "mpi_check.h"
 
 #include "nodeshm.h"
@@ -50,6 +51,22 @@ static long one_call(const char *op, long n, int root, int in_place, int rank, i
         if (!at_root) memset(a, 0, (size_t)n * sizeof(long long));
         MPI_Bcast(a, (int)n, MPI_LONG_LONG, root, MPI_COMM_WORLD);
         for (long i = 0; i < n; i++) bad += a[i] != value(root, tid, i);
+    } else if (!strcmp(op, "bcast_vec")) {
+        /* a derived datatype: every other long long of 2n on even ranks (the root packs it, readers
+         * unpack into it: the gaps keep their value), n contiguous ones on odd ranks (the same
+         * type signature) */
+        MPI_Datatype vec;
+        MPI_Type_vector((int)n, 1, 2, MPI_LONG_LONG, &vec);
+        MPI_Type_commit(&vec);
+        int strided = rank % 2 == 0;
+        long long *v = malloc(sizeof(long long) * (size_t)(2 * n + 1));
+        for (long i = 0; i < 2 * n + 1; i++) v[i] = -7;
+        for (long i = 0; i < n; i++) v[strided ? 2 * i : i] = at_root ? value(root, tid, i) : 0;
+        MPI_Bcast(v, strided ? 1 : (int)n, strided ? vec : MPI_LONG_LONG, root, MPI_COMM_WORLD);
+        for (long i = 0; i < n; i++) bad += v[strided ? 2 * i : i] != value(root, tid, i);
+        for (long i = strided ? 1 : n; i < 2 * n + 1; i += strided ? 2 : 1) bad += v[i] != -7;
+        MPI_Type_free(&vec);
+        free(v);
     } else if (!strcmp(op, "gather")) {
         if (in_place && at_root) {
             for (long i = 0; i < n; i++) b[root * n + i] = a[i];
@@ -125,10 +142,11 @@ int main(int argc, char **argv)
                     what = realloc(what, sizeof *what * (size_t)cap);
                     want = realloc(want, sizeof(int) * (size_t)cap);
                 }
-                long before = nodeshm_mpi_accelerated_op(op);
+                const char *counter = strcmp(op, "bcast_vec") ? op : "bcast"; /* its op's counter */
+                long before = nodeshm_mpi_accelerated_op(counter);
                 int known;
                 long bad = one_call(op, bytes / 8, root, in_place, rank, size, &known);
-                moved[ncalls] = nodeshm_mpi_accelerated_op(op) - before;
+                moved[ncalls] = nodeshm_mpi_accelerated_op(counter) - before;
                 want[ncalls] = want_acc;
                 snprintf(what[ncalls], sizeof what[ncalls], "%s of %ld bytes, root %d%s", op, bytes, root,
                          in_place ? " (in place)" : "");

@@ -1,13 +1,78 @@
-/* libnodeshm_mpi: MPI_Bcast: the root packs into the node's result area, node peers copy out;
- * between nodes the root sends the packed bytes to the other nodes' leaders, which release their
- * node (up to NSM_ROOT_DIRECT_NODES nodes; beyond, the leaders broadcast them: leaders.h).  Whole, not pipelined: with the root
- * announcing every 32, 64 or 128 KiB chunk so that readers copy while it writes, Open MPI 5 at
- * 2 ranks fell from 1.1-1.9x of its own MPI_Bcast to 0.45-0.91x at 256 KiB-1 MiB (readers then
- * pull lines still modified in the root core's cache), and no size or rank count gained. */
+/* libnodeshm_mpi: MPI_Bcast, core/coll/bcast.h's broadcast on a communicator's node area
+ * (publish.h): the root packs into the node's result area, node peers unpack from it; between
+ * nodes the root sends the packed bytes to the other nodes' leaders itself (up to
+ * NSM_ROOT_DIRECT_NODES nodes; beyond, the leaders broadcast them: leaders.h), which receive
+ * into their result area and publish it to their node.  Here: the checks and hand-overs, and
+ * broadcast's ops on the area (every member's claim and at the result area, the datatype's pack
+ * and unpack, the leaders' exchange).  Whole, not pipelined: with the root announcing every 32,
+ * 64 or 128 KiB chunk so that readers copy while it writes, Open MPI 5 at 2 ranks fell from
+ * 1.1-1.9x of its own MPI_Bcast to 0.45-0.91x at 256 KiB-1 MiB (readers then pull lines still
+ * modified in the root core's cache), and no size or rank count gained. */
 #include "mpi/nsmpi.h"
 #include "mpi/leaders.h"
+#include "mpi/publish.h"
+#include "core/coll/bcast.h"
 
 #include <stdlib.h>
+
+/* One call's publications: the area's (c.type: the user's datatype), the user's buffer, the root */
+typedef struct nsm_bcast_pub {
+    nsm_pub_t c;
+    void *buf;
+    int count;
+    MPI_Comm comm;
+    size_t bytes;
+    int root, root_node, direct; /* direct: nsm_root_direct */
+} nsm_bcast_pub_t;
+static inline const nsm_bcast_pub_t *bcast_of(const nodeshm_pub_t *p) { return (const nsm_bcast_pub_t *)p; }
+
+/* The publisher writes the result area, the readers read it: a call's one buffer */
+static inline char *bcast_claim(nodeshm_pub_t *p) { return nsm_pub_shared(p); }
+static inline const char *bcast_at(const nodeshm_pub_t *p, int k)
+{
+    (void)k;
+    return nsm_pub_of(p)->s->area.cur.result;
+}
+
+static inline void bcast_pack(nodeshm_pub_t *p, char *to)
+{
+    const nsm_bcast_pub_t *b = bcast_of(p);
+    nsm_pack(to, b->bytes, b->buf, b->count, b->c.type, b->comm);
+}
+
+static inline void bcast_unpack(nodeshm_pub_t *p, const char *from)
+{
+    const nsm_bcast_pub_t *b = bcast_of(p);
+    nsm_unpack(b->buf, b->count, b->c.type, from, b->bytes, b->comm);
+}
+
+/* The leaders' exchange: the root's sends to the other leaders and their receives on nsm_p2p
+ * (direct), or the leaders' collective.  MPI errors go to those communicators' handlers. */
+static inline int bcast_leaders(nodeshm_pub_t *p, void *buf, size_t bytes)
+{
+    const nsm_bcast_pub_t *b = bcast_of(p);
+    nsm_state_t *s = b->c.s;
+    if (!b->direct) {
+        nsm_leaders_bcast(buf, bytes, b->root_node, s->leaders);
+        return MPI_SUCCESS;
+    }
+    if (s->rank != b->root) {
+        PMPI_Recv(buf, (int)bytes, MPI_BYTE, s->p2p_rank[b->root], s->p2p_tag, nsm_p2p, MPI_STATUS_IGNORE);
+        return MPI_SUCCESS;
+    }
+    MPI_Request *req = nsm_requests(s->n_nodes, "MPI_Bcast");
+    int n = 0;
+    for (int r = 0; r < s->size; r++)
+        if (nsm_is_leader(s, r) && s->node_of[r] != b->root_node)
+            PMPI_Isend(buf, (int)bytes, MPI_BYTE, s->p2p_rank[r], s->p2p_tag, nsm_p2p, &req[n++]);
+    PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+    free(req);
+    return MPI_SUCCESS;
+}
+
+static const nodeshm_pub_ops_t bcast_ops = {.post = nsm_pub_post, .await = nsm_pub_await, .done = nsm_pub_done,
+                                            .claim = bcast_claim, .at = bcast_at, .pack = bcast_pack,
+                                            .unpack = bcast_unpack, .bcast = bcast_leaders};
 
 NSM_BODY int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
@@ -29,48 +94,17 @@ NSM_BODY int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root
         return MPI_SUCCESS;
     }
     int root_node = s->node_of[root];
-    int root_here = root_node == s->my_node;
-    int direct = nsm_root_direct(s); /* the root sends to the other leaders itself */
     /* between nodes only the root and the other nodes' leaders write the result area; the rest
      * only read it, so they need not wait for the previous call's readers */
-    int writes = s->n_nodes == 1 || s->rank == root || (s->node_rank == 0 && !root_here);
+    int writes = s->n_nodes == 1 || s->rank == root || (s->node_rank == 0 && root_node != s->my_node);
     uint64_t seq = writes ? nsm_begin_sized(s, NSM_OP_BCAST, (size_t)bytes)
                           : nsm_begin_reader_sized(s, NSM_OP_BCAST, (size_t)bytes);
-    int root_nr = root_here ? s->stage_index[root] - s->node_first[root_node] : -1;
-    if (s->rank == root) {
-        nsm_pack(s->area.cur.result, (size_t)bytes, buf, count, type, comm);
-        nodeshm_flags_arrive(&s->area.flags, seq);
-        if (direct) {
-            MPI_Request *req = nsm_requests(s->n_nodes, "MPI_Bcast");
-            int n = 0;
-            for (int r = 0; r < s->size; r++)
-                if (nsm_is_leader(s, r) && s->node_of[r] != root_node)
-                    PMPI_Isend(s->area.cur.result, (int)bytes, MPI_BYTE, s->p2p_rank[r], s->p2p_tag, nsm_p2p,
-                               &req[n++]);
-            PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
-            free(req);
-        }
-    }
-    if (s->n_nodes == 1) {
-        if (s->rank != root) nodeshm_flags_wait_arrive(&s->area.flags, root_nr, seq);
-    } else if (s->node_rank == 0 && !(direct && root_here)) {
-        if (root_here && s->rank != root) nodeshm_flags_wait_arrive(&s->area.flags, root_nr, seq);
-        if (direct)
-            PMPI_Recv(s->area.cur.result, (int)bytes, MPI_BYTE, s->p2p_rank[root], s->p2p_tag, nsm_p2p,
-                      MPI_STATUS_IGNORE);
-        else
-            nsm_leaders_bcast(s->area.cur.result, (size_t)bytes, root_node, s->leaders);
-        nodeshm_flags_release(&s->area.flags, seq);
-    } else if (s->rank != root) {
-        /* on the root's node the data is there once the root has arrived: no wait for the
-         * leaders' call */
-        if (root_here)
-            nodeshm_flags_wait_arrive(&s->area.flags, root_nr, seq);
-        else
-            nodeshm_flags_wait_release(&s->area.flags, seq);
-    }
-    if (s->rank != root) nsm_unpack(buf, count, type, s->area.cur.result, (size_t)bytes, comm);
-    nodeshm_flags_done(&s->area.flags, seq);
+    nsm_bcast_pub_t b = {.buf = buf, .count = count, .comm = comm, .bytes = (size_t)bytes, .root = root,
+                         .root_node = root_node, .direct = nsm_root_direct(s)};
+    nsm_pub_start(&b.c, s, seq, type, MPI_OP_NULL);
+    /* on the root's node the data is there once the root has posted: no wait for the leaders */
+    (void)nodeshm_bcast(&bcast_ops, &b.c.p, root_node, s->stage_index[root] - s->node_first[root_node], b.direct,
+                        (size_t)bytes);
     return MPI_SUCCESS;
 }
 

@@ -3,9 +3,10 @@
  * (nsmpi.h: PMPI_Reduce_local(type, op) on elements of `extent` bytes) says where node rank
  * k's contribution is: its slot, or `mine` for me where not NULL; DATA is a rank's arrive flag,
  * SHARED the leader's release line or another rank's reduced flag; the shared buffer is the
- * result area; between nodes the leaders' PMPI_Exscan.  Static, in this header, as nsmpi.h's
- * nsm_reduction: where an op passes nsm_pub_ops the compiler sees which functions they are and
- * inlines them into the core's algorithm (core/coll/scan.h). */
+ * result area; between nodes the leaders' PMPI_Exscan (broadcast adds its own ops: bcast.c).
+ * Static, in this header, as nsmpi.h's nsm_reduction: where an op passes nsm_pub_ops the
+ * compiler sees which functions they are and inlines them into the core's algorithm
+ * (core/coll/scan.h, bcast.h). */
 #ifndef NODESHM_MPI_PUBLISH_H
 #define NODESHM_MPI_PUBLISH_H
 
@@ -55,16 +56,24 @@ static inline int nsm_pub_exscan(nodeshm_pub_t *p, void *buf, size_t count)
     return PMPI_Exscan(MPI_IN_PLACE, buf, (int)count, c->type, c->op, c->s->leaders);
 }
 
-static const nodeshm_pub_ops_t nsm_pub_ops = {nsm_pub_post, nsm_pub_await, nsm_pub_shared, nsm_pub_done,
-                                               nsm_pub_exscan};
+/* the scans' (bcast.c has broadcast's: its claim, at, pack and unpack, and its exchange) */
+static const nodeshm_pub_ops_t nsm_pub_ops = {.post = nsm_pub_post, .await = nsm_pub_await,
+                                               .shared = nsm_pub_shared, .done = nsm_pub_done,
+                                               .exscan = nsm_pub_exscan};
 
-/* The publications of operation seq on state s (type and op: the leaders' exchange), and in *m
- * its reduction over them: node rank k's slot, or `mine` for me where not NULL. */
-static inline void nsm_pub_init(nsm_pub_t *c, nsm_reduction_t *m, nsm_state_t *s, uint64_t seq, const void *mine,
-                                MPI_Aint extent, MPI_Datatype type, MPI_Op op)
+/* The publications of operation seq on state s (type and op: the leaders' exchange). */
+static inline void nsm_pub_start(nsm_pub_t *c, nsm_state_t *s, uint64_t seq, MPI_Datatype type, MPI_Op op)
 {
     c->p = (nodeshm_pub_t){s->node_size, s->node_rank, s->n_nodes, s->my_node};
     c->s = s, c->seq = seq, c->type = type, c->op = op;
+}
+
+/* The same, and in *m its reduction over them: node rank k's slot, or `mine` for me where not
+ * NULL. */
+static inline void nsm_pub_init(nsm_pub_t *c, nsm_reduction_t *m, nsm_state_t *s, uint64_t seq, const void *mine,
+                                MPI_Aint extent, MPI_Datatype type, MPI_Op op)
+{
+    nsm_pub_start(c, s, seq, type, op);
     *m = nsm_slots_reduction(s, extent, type, op);
     m->mine = mine, m->me = s->node_rank;
 }

@@ -1,38 +1,57 @@
 /* nodeshm core, node collectives: a node's publications of one call, as both faces make them.
  *
- * The algorithm families written once in core/coll/ (scan.h so far) run on this interface, not
+ * The algorithm families written once in core/coll/ (scan.h, bcast.h) run on this interface, not
  * on a face's buffers: for a node of n members (member 0 leads it between nodes) a face says
  *   at(k)          where member k's contribution of this call is (element 0), once published:
  *                  for the reduction families the at of the face's nodeshm_reduction_t
  *                  (reduce.h), built over the same buffers, so that where the face builds both
- *                  the compiler sees one accessor and inlines it into the reduction loops;
+ *                  the compiler sees one accessor and inlines it into the reduction loops; for
+ *                  the others ops->at (it does not wait: await first);
+ *   claim()        where my contribution goes, free to be written (readers of its previous use
+ *                  are done), for families where only some members publish (broadcast's
+ *                  publisher); the reductions' members put theirs before the algorithm runs;
  *   post(DATA)     my contribution is published (the face has put it where at(me) says);
  *   await(k, DATA) until member k's is;
  *   shared()       the call's node-shared buffer, as large as a contribution, that members
  *                  write in turn (a node result: the scan's node total, then the leaders' answer);
  *   post(SHARED) / await(k, SHARED)  I wrote it / until member k has;
- *   done()         I have finished reading the others' publications and the shared buffer;
- *   exscan(buf)    between nodes, on member 0: the leaders' exclusive scan of buf, in place
- *                  (the leaders' communicator and the MPI call stay in the face: the
- *                  interposer must call PMPI_Exscan, the OpenSHMEM face MPI_Exscan with its own
- *                  op for 8- and 16-bit sums); returns a status, 0 when it went well.
- * (post ... exscan are a nodeshm_pub_ops_t, the face's static const table.)  What each face
- * supplies:
+ *   done()         I have finished reading the others' publications and the shared buffer
+ *                  (every member, once, at the end of the call);
+ *   pack(to) / unpack(from)  the face's own buffers: my data (broadcast's root) into `to`; what
+ *                  I received, at `from`, into my output (where the MPI face packs and unpacks
+ *                  datatypes);
+ *   the leaders' exchange, on member 0 (or the member the family says): exscan(buf) the
+ *                  exclusive scan of buf in place; bcast(buf, bytes) the broadcast of buf from
+ *                  the root's node to the other nodes' leaders (the face knows the root: its
+ *                  leaders' collective, or its root sending to each leader itself).  The
+ *                  leaders' communicator and the MPI call stay in the face: the interposer calls
+ *                  PMPI_* (PMPI_Exscan; for bcast its root's direct sends on its own
+ *                  point-to-point communicator, or the leaders' PMPI_Bcast), the OpenSHMEM face
+ *                  MPI_* (MPI_Exscan with its own op for 8- and 16-bit sums; MPI_Bcast in chunks
+ *                  an int holds); each returns a status, 0 when it went well.
+ * (post ... bcast are a nodeshm_pub_ops_t, the face's static const table, one per family where
+ * they differ; a family leaves what it does not call NULL.)  What each face supplies:
  *   MPI (src/mpi/publish.h): a communicator's node area (core/coll/area.h) for the operation
  *     that nodeshm_area_begin numbered seq: the slots (the sender's own buffer for itself where
  *     it can), flags.h's lines (DATA: arrive; SHARED: reduced, the leader's release line),
- *     the result area as the shared buffer, PMPI_Exscan on the state's leaders;
+ *     the result area as the shared buffer, PMPI_Exscan on the state's leaders; for broadcast
+ *     (src/mpi/bcast.c) the result area as every member's claim and at, the datatype's pack and
+ *     unpack, the root's sends to the leaders (nsm_root_direct) or their PMPI_Bcast;
  *   OpenSHMEM (core/coll/team/publish.h): a team's turn (turns.c: staging, or small.c's ring
  *     for small contributions), the turn lines of the members' control blocks (DATA: arrive, or
  *     the ring entry's epoch; SHARED: reduced), the last member's staging buffer of the turn as
- *     the shared buffer, MPI_Exscan on the team's leaders.
- * Which families fit: the reductions (reduce.h: ordered over at(0..n-1)), the scans (here),
- * broadcast (the root posts DATA, the others read at(root)) and gather / collect / alltoall
- * (every member posts, readers copy their blocks out of at(k)) need nothing more, bar an
- * exchange hook each for their leaders' MPI call (bcast, allgatherv, alltoallv).  What stays
- * in a face: its arguments and hand-over rules, how large one call (or round) may be, and
- * protocols that read a peer's source in place (the OpenSHMEM face's rendezvous, which only
- * symmetric memory allows).  Nothing here knows a face. */
+ *     the shared buffer, MPI_Exscan on the team's leaders; for broadcast (team/bcast.c) the
+ *     publisher's ring entry or staging, or on a one-node team above the eager size the root's
+ *     own source (rendezvous: readers follow the turn line's word; the root waits for them
+ *     after the call), memcpy as pack and unpack, MPI_Bcast on the team's leaders.
+ * Which families fit: the reductions (reduce.h: ordered over at(0..n-1)), the scans (scan.h),
+ * broadcast (bcast.h: one publisher per node, the others read at(publisher)) and gather /
+ * collect / alltoall (every member posts, readers copy their blocks out of at(k)), with an
+ * exchange hook each for their leaders' MPI call (allgatherv, alltoallv still to come).  What
+ * stays in a face: its arguments and hand-over rules, how large one call (or round) may be, the
+ * library's own collective where it wins, and protocols that read a peer's source in place
+ * beyond what at(k) can say (the OpenSHMEM face's large broadcast between nodes, pipelined from
+ * the leader's dest, which only symmetric memory allows).  Nothing here knows a face. */
 #ifndef NODESHM_COLL_PUBLISH_H
 #define NODESHM_COLL_PUBLISH_H
 
@@ -59,6 +78,12 @@ typedef struct nodeshm_pub_ops {
     char *(*shared)(nodeshm_pub_t *p);
     void (*done)(nodeshm_pub_t *p);
     int (*exscan)(nodeshm_pub_t *p, void *buf, size_t count);
+    /* broadcast (bcast.h) */
+    char *(*claim)(nodeshm_pub_t *p);
+    const char *(*at)(const nodeshm_pub_t *p, int k);
+    void (*pack)(nodeshm_pub_t *p, char *to);
+    void (*unpack)(nodeshm_pub_t *p, const char *from);
+    int (*bcast)(nodeshm_pub_t *p, void *buf, size_t bytes);
 } nodeshm_pub_ops_t;
 
 #endif

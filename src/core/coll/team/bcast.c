@@ -1,28 +1,18 @@
 /* nodeshm core, OpenSHMEM team collectives: broadcast (coll.h).
  *
- * One node: the root publishes (small ring, staged, or its source); the others copy and say
- * done.  Several nodes under MPICH up to 16 KiB: MPI_Bcast over the team, which won there
- * (coll_nodes_bcast_by_library).  Otherwise up to NODESHM_COLL_NODES_BCAST_MAX, a publisher per
- * node (the root, or the leader once the leaders' MPI_Bcast brought the data) stages it and its
- * node peers copy it out, nobody waiting for a reader (bcast_nodes_eager).  Larger: node members
- * of the root's node copy straight from the root's source; the root's node leader MPI_Bcasts from
- * the root's source (a local pointer) to the other leaders' dest; after a node sync their node
- * peers copy from their leader's dest (pipelined by chunks from 512 KiB). */
-#include "core/coll/team/team_coll.h"
-
-/* One node, nbytes <= coll_small_max(); node member k is team member k. */
-static void bcast_small(nodeshm_team_t *t, coll_turn_t x, void *dest, const void *src, size_t nbytes,
-                        int root, int root_dest)
-{
-    if (t->my_pe == root) {
-        memcpy(coll_small_claim(t, x), src, nbytes);
-        coll_small_publish(t, x);
-        if (root_dest && dest != src) memcpy(dest, src, nbytes);
-        return;
-    }
-    memcpy(dest, coll_small_await(t, x, root), nbytes);
-    coll_small_done(t, x);
-}
+ * On one node, and between nodes up to NODESHM_COLL_NODES_BCAST_MAX, core/coll/bcast.h's
+ * broadcast (written once for both faces: a publisher per node, the root on its node, the leader
+ * elsewhere once the leaders' MPI_Bcast brought the data; its node peers copy it out, nobody
+ * waiting for a reader) on this face's publications: the publisher's small-ring entry up to
+ * coll_small_max(), else its staging of the turn; on one node above the eager size the root's
+ * own source, which readers copy in place (rendezvous: the turn line says where, and the root
+ * waits for their done after the call).  Between nodes under MPICH up to 16 KiB: MPI_Bcast over
+ * the team, which won there (coll_nodes_bcast_by_library).  Larger: node members of the root's
+ * node copy straight from the root's source; the root's node leader MPI_Bcasts from the root's
+ * source (a local pointer) to the other leaders' dest; after a node sync their node peers copy
+ * from their leader's dest (pipelined by chunks from 512 KiB). */
+#include "core/coll/team/publish.h"
+#include "core/coll/bcast.h"
 
 static int bcast_bytes(const char *call, void *buf, size_t n, int root, MPI_Comm comm)
 {
@@ -43,26 +33,107 @@ static int bcast_bytes(const char *call, void *buf, size_t n, int root, MPI_Comm
  * MPI_Bcast with the switch at 4 / 16 / 64 KiB, 2 runs: MPICH 8 KiB 1.8x / 6.8-7.7x / 2.6-4.9x,
  * 16 KiB 2.1-2.3x / 4.4-5.4x / 1.9-4.2x; Open MPI 8 KiB 2.1-2.2x / 6.0x / 4.7-6.1x, 16 KiB 2.2x /
  * 4.8-4.9x / 3.9-4.0x).  NODESHM_COLL_EAGER_MAX, when given, holds.  The root decides; readers
- * follow ready[b]. */
+ * follow its turn line's word (coll_data_of). */
 #define BCAST_EAGER_CORES ((size_t)1024)
 static size_t bcast_eager_max(void) { return coll_owner_waits_eager_max(BCAST_EAGER_CORES); }
 
-/* One node: the root publishes (staged copy, or its source); the others copy it and say done.
- * On a one-node team node member k is team member k. */
-static void bcast_node(nodeshm_team_t *t, coll_turn_t x, void *dest, const void *src, size_t nbytes,
-                       int root, int root_dest)
+/* ---- this face's publications of a broadcast (core/coll/publish.h) ----------------------------- */
+/* c: the turn's publications (small: in the ring; c.call, c.leaders: the leaders' exchange);
+ * alone on its node the publisher stages nothing (nobody reads it): the root publishes its
+ * source, a leader receives straight into its dest. */
+typedef struct bcast_pub {
+    coll_pub_t c;
+    void *dest;
+    const void *src;
+    int root, root_node;
+    int pub;       /* my node's publisher (node member) */
+    uint64_t from; /* the root's publication on one node: FROM_STAGE, or FROM_SOURCE (rendezvous) */
+} bcast_pub_t;
+static inline const bcast_pub_t *bcast_of(const nodeshm_pub_t *p) { return (const bcast_pub_t *)p; }
+
+static inline char *bcast_claim(nodeshm_pub_t *p)
 {
-    if (t->my_pe == root) {
-        int eager = nbytes <= bcast_eager_max();
-        if (eager) memcpy(coll_stage_claim(t, x), src, nbytes);
-        coll_publish(t, x, nbytes, eager ? FROM_STAGE : FROM_SOURCE, 0);
-        if (root_dest && dest != src) memcpy(dest, src, nbytes);
-        if (!eager) coll_await_done(t, x);
-        return;
-    }
-    const nodeshm_flag_line_t *r = coll_await_ready(t, x, root);
-    memcpy(dest, coll_data_of(t, x, r, root, src), nbytes);
-    coll_mark_done(t, x);
+    const bcast_pub_t *b = bcast_of(p);
+    nodeshm_team_t *t = b->c.t;
+    if (p->n == 1) return t->my_pe == b->root ? (char *)b->src : b->dest;
+    if (b->c.small) return coll_small_claim(t, b->c.x);
+    return b->from == FROM_SOURCE ? (char *)b->src : coll_stage_claim(t, b->c.x);
+}
+
+static inline void bcast_post(nodeshm_pub_t *p, int what)
+{
+    const bcast_pub_t *b = bcast_of(p);
+    (void)what; /* DATA: the publisher's */
+    if (p->n == 1) return;
+    if (b->c.small) coll_small_publish(b->c.t, b->c.x);
+    else coll_publish(b->c.t, b->c.x, b->c.nbytes, b->from, 0);
+}
+
+static inline const char *bcast_at(const nodeshm_pub_t *p, int k)
+{
+    const bcast_pub_t *b = bcast_of(p);
+    const nodeshm_team_t *t = b->c.t;
+    if (b->c.small) return coll_small_at(t, b->c.x, k);
+    return coll_data_of(t, b->c.x, coll_line(t, k, LINE_TURN + b->c.x.b), k, b->src);
+}
+
+static inline void bcast_pack(nodeshm_pub_t *p, char *to)
+{
+    const bcast_pub_t *b = bcast_of(p);
+    if (to != b->src) memcpy(to, b->src, b->c.nbytes);
+}
+
+static inline void bcast_unpack(nodeshm_pub_t *p, const char *from)
+{
+    const bcast_pub_t *b = bcast_of(p);
+    if (from != b->dest) memcpy(b->dest, from, b->c.nbytes);
+}
+
+/* The readers' done (the publisher reads nobody's) */
+static inline void bcast_done(nodeshm_pub_t *p)
+{
+    const bcast_pub_t *b = bcast_of(p);
+    if (p->me == b->pub) return;
+    if (b->c.small) coll_small_done(b->c.t, b->c.x);
+    else coll_mark_done(b->c.t, b->c.x);
+}
+
+static inline int bcast_leaders_call(nodeshm_pub_t *p, void *buf, size_t bytes)
+{
+    const bcast_pub_t *b = bcast_of(p);
+    return bcast_bytes(b->c.call, buf, bytes, b->root_node, b->c.leaders);
+}
+
+static const nodeshm_pub_ops_t bcast_ops = {.post = bcast_post, .await = pub_await, .done = bcast_done,
+                                            .claim = bcast_claim, .at = bcast_at, .pack = bcast_pack,
+                                            .unpack = bcast_unpack, .bcast = bcast_leaders_call};
+
+/* One node, or several up to NODESHM_COLL_NODES_BCAST_MAX (a staging buffer): core/coll/bcast.h.
+ * Between nodes the publisher (the root on the root's node, the leader elsewhere) takes the data
+ * straight into its small-ring entry or staging, the root's leader (when not the root) sending
+ * it on from the root's entry first.  Nobody waits for a reader: a root or a leader runs ahead
+ * of its node's readers (up to the ring's depth, or the staging turns' 4) as an MPI library's
+ * eager sends let the root run ahead.  Between nodes it was a fan-in and fan-out per node
+ * (fan.c), every call in lockstep with every node peer: 0.57-0.93x of MPI_Bcast up to 4 KiB at
+ * 2 hosts x 2 and x 4 (MPICH), 0.19x at 8 B under Open MPI. */
+static int bcast_published(const char *call, nodeshm_team_t *t, coll_turn_t x, MPI_Comm leaders,
+                           void *dest, const void *src, size_t nbytes, int root, int root_dest)
+{
+    /* on a one-node team node member k is team member k */
+    int n = t->node_n_pes, root_node = t->node_of[root], i_root = t->my_pe == root;
+    int root_k = t->n_nodes == 1 ? root : 0;
+    if (t->n_nodes > 1 && t->my_node == root_node)
+        while (t->node_members[root_k] != root) root_k++;
+    bcast_pub_t b = {.c = {.p = {n, t->node_my_pe, t->n_nodes, t->my_node}, .t = t, .x = x, .nbytes = nbytes,
+                           .small = n > 1 && nbytes <= coll_small_max(), .call = call, .leaders = leaders},
+                     .dest = dest, .src = src, .root = root, .root_node = root_node,
+                     .pub = t->my_node == root_node ? root_k : 0};
+    /* the root decides, on one node only (between nodes NODESHM_COLL_NODES_BCAST_MAX is staged) */
+    b.from = i_root && t->n_nodes == 1 && !b.c.small && nbytes > bcast_eager_max() ? FROM_SOURCE : FROM_STAGE;
+    int rc = nodeshm_bcast(&bcast_ops, &b.c.p, root_node, root_k, 0, nbytes);
+    if (i_root && root_dest && dest != src) memcpy(dest, src, nbytes);
+    if (i_root && b.from == FROM_SOURCE) coll_await_done(t, x); /* the readers copied my source */
+    return rc;
 }
 
 /* Several nodes, large messages: pipelined.  The leaders' MPI broadcast goes in chunks, and a
@@ -96,46 +167,6 @@ static int bcast_leaders(const char *call, const nodeshm_team_t *t, uint64_t e, 
     return rc;
 }
 
-/* Several nodes, up to NODESHM_COLL_NODES_BCAST_MAX (a staging buffer): every node has one
- * publisher, the root on the root's node and the leader elsewhere, which takes the data from the
- * leaders' MPI_Bcast straight into its small-ring entry or staging; the publisher's node peers
- * copy it out as on one node, the root's leader (when not the root) sending it on from the root's
- * entry first.  Nobody waits for a reader: a root or a leader runs ahead of its node's readers
- * (up to the ring's depth, or the staging turns' 4) as an MPI library's eager sends let the
- * root run ahead.  It was a fan-in and fan-out per node (fan.c), every call in lockstep with
- * every node peer: 0.57-0.93x of MPI_Bcast up to 4 KiB at 2 hosts x 2 and x 4 (MPICH), 0.19x at
- * 8 B under Open MPI. */
-static int bcast_nodes_eager(const char *call, nodeshm_team_t *t, coll_turn_t x, MPI_Comm leaders,
-                             void *dest, const void *src, size_t nbytes, int root, int root_dest)
-{
-    int np = t->node_n_pes, me = t->node_my_pe, root_node = t->node_of[root], pub = 0;
-    int rc = NODESHM_OK, small = nbytes <= coll_small_max(), i_root = t->my_pe == root;
-    if (t->my_node == root_node)
-        while (t->node_members[pub] != root) pub++;
-    if (np == 1) { /* a node of one: its leader is the root, or takes the data into dest */
-        if (i_root && root_dest && dest != src) memcpy(dest, src, nbytes);
-        return bcast_bytes(call, i_root ? (void *)src : dest, nbytes, root_node, leaders);
-    }
-    if (me == pub) {
-        char *buf = small ? coll_small_claim(t, x) : coll_stage_claim(t, x);
-        if (i_root) memcpy(buf, src, nbytes);
-        else rc = bcast_bytes(call, buf, nbytes, root_node, leaders);
-        /* even after an error (reported; the job ends): readers must not wait forever */
-        if (small) coll_small_publish(t, x);
-        else coll_publish(t, x, nbytes, FROM_STAGE, 0);
-        if (i_root && me == 0) rc = bcast_bytes(call, buf, nbytes, root_node, leaders);
-        if (i_root ? root_dest && dest != src : !rc) memcpy(dest, i_root ? src : buf, nbytes);
-        return rc;
-    }
-    if (!small) (void)coll_await_ready(t, x, pub);
-    const char *from = small ? coll_small_await(t, x, pub) : coll_stage_of(t, pub, x.b);
-    if (me == 0) rc = bcast_bytes(call, (void *)from, nbytes, root_node, leaders); /* root's node */
-    memcpy(dest, from, nbytes);
-    if (small) coll_small_done(t, x);
-    else coll_mark_done(t, x);
-    return rc;
-}
-
 int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, const void *src,
                            size_t nbytes, int root, int root_dest)
 {
@@ -154,13 +185,9 @@ int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, cons
         if (nbytes && dest != src && root_dest) memmove(dest, src, nbytes);
         return NODESHM_OK;
     }
-    if (t->n_nodes == 1) {
-        if (nbytes <= coll_small_max()) bcast_small(t, x, dest, src, nbytes, root, root_dest);
-        else bcast_node(t, x, dest, src, nbytes, root, root_dest);
-        return NODESHM_OK;
-    }
+    if (t->n_nodes == 1) return bcast_published(call, t, x, leaders, dest, src, nbytes, root, root_dest);
     /* Under MPICH, MPI_Bcast over the team (rank = team index) where MPICH's own broadcast beat
-     * bcast_nodes_eager (coll_nodes_bcast_by_library): 2 emulated hosts, quiet, nodeshm-bench-coll
+     * bcast_published (coll_nodes_bcast_by_library): 2 emulated hosts, quiet, nodeshm-bench-coll
      * bcast, ours / MPI_Bcast over the team / ours in turn, 2 rounds, medians of the ratio to
      * MPI_Bcast: 2 x 2 PEs 8-128 B 0.62-0.66x (the team's 0.84-0.97x), 256 B-4 KiB 0.90x
      * (0.97-0.98x), 8-16 KiB 0.77x (0.97x), 32-64 KiB 0.94-1.00x (0.90-0.97x); 2 x 4 PEs 8-128 B
@@ -175,7 +202,7 @@ int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, cons
     }
     coll_path(COLL_BCAST, COLL_PATH_LEADERS);
     if (nbytes <= NODESHM_COLL_NODES_BCAST_MAX)
-        return bcast_nodes_eager(call, t, x, leaders, dest, src, nbytes, root, root_dest);
+        return bcast_published(call, t, x, leaders, dest, src, nbytes, root, root_dest);
     int root_node = t->node_of[root];
     int leader = t->node_leader[t->my_node] == t->my_pe;
     int pipelined = nbytes >= BCAST_PIPE_MIN;

@@ -91,8 +91,10 @@ static inline int pub_exscan(nodeshm_pub_t *p, void *buf, size_t count)
 }
 
 /* the ops on a coll_pub_t's p: a static const table, so that the callers in reduce.c and
- * scan.c call (and inline) these functions directly, not through pointers */
-static const nodeshm_pub_ops_t coll_pub_ops = {pub_post, pub_await, pub_shared, pub_done, pub_exscan};
+ * scan.c call (and inline) these functions directly, not through pointers (broadcast's table,
+ * bcast.c, adds its claim, at, pack, unpack and exchange to pub_await) */
+static const nodeshm_pub_ops_t coll_pub_ops = {.post = pub_post, .await = pub_await, .shared = pub_shared,
+                                               .done = pub_done, .exscan = pub_exscan};
 
 /* Stages my contribution (count elements of elem bytes at src) of turn x where my node peers
  * read it (nothing alone); fn: the kernel of c->r (NULL where nothing is reduced). */

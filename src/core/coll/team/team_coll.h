@@ -114,9 +114,8 @@ static inline void coll_await_done(const nodeshm_team_t *t, coll_turn_t x)
 {
     (void)coll_peers_wait(t, LINE_TURN + x.b, NODESHM_FLAG_DONE, x.e);
 }
-/* Where node member k's data of this turn is: its staging, or its copy of src. */
-const char *coll_data_of(const nodeshm_team_t *t, coll_turn_t x, const nodeshm_flag_line_t *ready,
-                         int k, const void *src);
+/* Where node member k's data of this turn is (ready: its turn line, published): coll_data_of,
+ * below (addresses). */
 /* Eager (staged) switches: collect's; broadcast's and alltoall's, whose data owner waits for its
  * readers above it (turns.c says how they were measured). */
 size_t coll_copy_eager_max(void);
@@ -124,6 +123,19 @@ size_t coll_owner_waits_eager_max(size_t with_cores);
 #define COPY_EAGER_DEFAULT ((size_t)4096)
 
 /* ---- small contributions (small.c) ---------------------------------------------------------------- */
+#define COLL_SMALL_HEAD 16 /* bytes of an entry before the payload: the epoch, then padding (16:
+                            * payload aligned for any element type) */
+/* Node member k's ring entry for collective number seq (word 0: the epoch of its publication). */
+static inline uint64_t *coll_small_entry(const nodeshm_team_t *t, int node_member, uint64_t seq)
+{
+    return (uint64_t *)(void *)nodeshm_ctrl_of(t->node_local[node_member])
+        ->small[t->slot][seq % NODESHM_COLL_SMALL_DEPTH];
+}
+/* Node member k's payload of this collective, not waiting (coll_small_await waits for it). */
+static inline const char *coll_small_at(const nodeshm_team_t *t, coll_turn_t x, int k)
+{
+    return (const char *)coll_small_entry(t, k, x.seq) + COLL_SMALL_HEAD;
+}
 size_t coll_small_max(void);
 char *coll_small_claim(const nodeshm_team_t *t, coll_turn_t x);
 void coll_small_publish(const nodeshm_team_t *t, coll_turn_t x);
@@ -262,6 +274,14 @@ static inline char *coll_at_member(const nodeshm_team_t *t, const void *addr, in
             return nodeshm_rt.seg[s].peer_base[t->node_local[node_member]] + off;
     }
     return NULL;
+}
+
+/* Where node member k's data of this turn is, once published (ready: its turn line): its
+ * staging, or its copy of the symmetric src. */
+static inline const char *coll_data_of(const nodeshm_team_t *t, coll_turn_t x, const nodeshm_flag_line_t *ready,
+                                       int k, const void *src)
+{
+    return ready->word[TURN_FROM] == FROM_STAGE ? coll_stage_of(t, k, x.b) : coll_at_member(t, src, k);
 }
 
 /* Checks that [addr, addr+len) is symmetric (reports otherwise).  A null pointer with nothing

@@ -107,12 +107,6 @@ const nodeshm_flag_line_t *coll_await_ready(const nodeshm_team_t *t, coll_turn_t
     return r;
 }
 
-const char *coll_data_of(const nodeshm_team_t *t, coll_turn_t x, const nodeshm_flag_line_t *ready,
-                         int k, const void *src)
-{
-    return ready->word[TURN_FROM] == FROM_STAGE ? coll_stage_of(t, k, x.b) : coll_at_member(t, src, k);
-}
-
 /* Before a team's slot is freed: waits until node peers are done with my staging and small-ring
  * entries, on every team with node peers (scans between nodes use them too), so that the slot's
  * next team starts from a clean ring. */
