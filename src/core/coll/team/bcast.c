@@ -115,9 +115,14 @@ static const nodeshm_pub_ops_t bcast_ops = {.post = bcast_post, .await = pub_awa
  * of its node's readers (up to the ring's depth, or the staging turns' 4) as an MPI library's
  * eager sends let the root run ahead.  Between nodes it was a fan-in and fan-out per node
  * (fan.c), every call in lockstep with every node peer: 0.57-0.93x of MPI_Bcast up to 4 KiB at
- * 2 hosts x 2 and x 4 (MPICH), 0.19x at 8 B under Open MPI. */
-static int bcast_published(const char *call, nodeshm_team_t *t, coll_turn_t x, MPI_Comm leaders,
-                           void *dest, const void *src, size_t nbytes, int root, int root_dest)
+ * 2 hosts x 2 and x 4 (MPICH), 0.19x at 8 B under Open MPI.  Inlined into both callers: out of
+ * line, one-node broadcasts of 256 B-2 KiB took 1.2-1.5x main's time (Open MPI, 4 PEs, load 8, 16
+ * runs A B B A), inline 0.6-1.1x; 8-128 B still 1.2-1.3x there (not found yet; see the branch's
+ * report). */
+static inline __attribute__((always_inline)) int bcast_published(const char *call, nodeshm_team_t *t,
+                                                                   coll_turn_t x, MPI_Comm leaders, void *dest,
+                                                                   const void *src, size_t nbytes, int root,
+                                                                   int root_dest)
 {
     /* on a one-node team node member k is team member k */
     int n = t->node_n_pes, root_node = t->node_of[root], i_root = t->my_pe == root;
