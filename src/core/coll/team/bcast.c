@@ -117,8 +117,9 @@ static const nodeshm_pub_ops_t bcast_ops = {.post = bcast_post, .await = pub_awa
  * (fan.c), every call in lockstep with every node peer: 0.57-0.93x of MPI_Bcast up to 4 KiB at
  * 2 hosts x 2 and x 4 (MPICH), 0.19x at 8 B under Open MPI.  Inlined into both callers: out of
  * line, one-node broadcasts of 256 B-2 KiB took 1.2-1.5x main's time (Open MPI, 4 PEs, load 8, 16
- * runs A B B A), inline 0.6-1.1x; 8-128 B still 1.2-1.3x there (not found yet; see the branch's
- * report). */
+ * runs A B B A), inline 0.6-1.1x; 8-128 B still 1.2-1.3x there, but not from this code: with
+ * main's one-node small path (bcast_small) put back in the same build, 8-32 B took 1.3-1.9x as
+ * well (12 runs each, same load): layout or load, for a quiet rerun to settle. */
 static inline __attribute__((always_inline)) int bcast_published(const char *call, nodeshm_team_t *t,
                                                                    coll_turn_t x, MPI_Comm leaders, void *dest,
                                                                    const void *src, size_t nbytes, int root,
