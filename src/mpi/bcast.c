@@ -28,10 +28,13 @@ static inline const nsm_bcast_pub_t *bcast_of(const nodeshm_pub_t *p) { return (
 
 /* The publisher writes the result area, the readers read it: a call's one buffer */
 static inline char *bcast_claim(nodeshm_pub_t *p) { return nsm_pub_shared(p); }
-static inline const char *bcast_at(const nodeshm_pub_t *p, int k)
+/* Waits for the publisher's post; what it published is the result area */
+static inline const char *bcast_await(const nodeshm_pub_t *p, int k, int what)
 {
-    (void)k;
-    return nsm_pub_of(p)->s->area.cur.result;
+    (void)what; /* DATA: the publisher's */
+    const nsm_pub_t *c = nsm_pub_of(p);
+    nodeshm_flags_wait_arrive(&c->s->area.flags, k, c->seq);
+    return c->s->area.cur.result;
 }
 
 static inline void bcast_pack(nodeshm_pub_t *p, char *to)
@@ -70,8 +73,8 @@ static inline int bcast_leaders(nodeshm_pub_t *p, void *buf, size_t bytes)
     return MPI_SUCCESS;
 }
 
-static const nodeshm_pub_ops_t bcast_ops = {.post = nsm_pub_post, .await = nsm_pub_await, .done = nsm_pub_done,
-                                            .claim = bcast_claim, .at = bcast_at, .pack = bcast_pack,
+static const nodeshm_pub_ops_t bcast_ops = {.post = nsm_pub_post, .await = bcast_await, .done = nsm_pub_done,
+                                            .claim = bcast_claim, .pack = bcast_pack,
                                             .unpack = bcast_unpack, .bcast = bcast_leaders};
 
 NSM_BODY int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)

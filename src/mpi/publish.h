@@ -33,13 +33,18 @@ static inline void nsm_pub_post(nodeshm_pub_t *p, int what)
     else nodeshm_flags_reduced(f, c->seq);
 }
 
-static inline void nsm_pub_await(const nodeshm_pub_t *p, int k, int what)
+static inline const char *nsm_pub_await(const nodeshm_pub_t *p, int k, int what)
 {
     const nsm_pub_t *c = nsm_pub_of(p);
-    const nodeshm_flags_t *f = &c->s->area.flags;
-    if (what == NODESHM_PUB_DATA) nodeshm_flags_wait_arrive(f, k, c->seq);
-    else if (k == 0) nodeshm_flags_wait_release(f, c->seq);
+    const nsm_state_t *s = c->s;
+    const nodeshm_flags_t *f = &s->area.flags;
+    if (what == NODESHM_PUB_DATA) {
+        nodeshm_flags_wait_arrive(f, k, c->seq);
+        return nodeshm_area_slot(&s->area, k);
+    }
+    if (k == 0) nodeshm_flags_wait_release(f, c->seq);
     else (void)nodeshm_flag_wait_ge(&f->lines[k].reduced, c->seq);
+    return s->area.cur.result;
 }
 
 static inline char *nsm_pub_shared(nodeshm_pub_t *p) { return nsm_pub_of(p)->s->area.cur.result; }

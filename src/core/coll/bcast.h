@@ -50,8 +50,7 @@ static inline __attribute__((always_inline)) int nodeshm_bcast(const nodeshm_pub
         if (sends) rc = ops->bcast(p, buf, bytes);
         if (!here && !rc) ops->unpack(p, buf);
     } else {
-        ops->await(p, pub, NODESHM_PUB_DATA);
-        const char *from = ops->at(p, pub);
+        const char *from = ops->await(p, pub, NODESHM_PUB_DATA);
         if (sends) rc = ops->bcast(p, (void *)from, bytes); /* the root's node leader forwards */
         ops->unpack(p, from);
     }

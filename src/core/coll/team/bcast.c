@@ -42,22 +42,28 @@ static size_t bcast_eager_max(void) { return coll_owner_waits_eager_max(BCAST_EA
  * alone on its node the publisher stages nothing (nobody reads it): the root publishes its
  * source, a leader receives straight into its dest. */
 typedef struct bcast_pub {
-    coll_pub_t c;
+    nodeshm_pub_t p;
+    nodeshm_team_t *t;
+    coll_turn_t x;
+    size_t nbytes;
     void *dest;
     const void *src;
-    int root, root_node;
+    int small;     /* the publication in the small ring, else staged (or the root's source) */
+    int root, root_node; /* team index; node */
     int pub;       /* my node's publisher (node member) */
     uint64_t from; /* the root's publication on one node: FROM_STAGE, or FROM_SOURCE (rendezvous) */
+    const char *call; /* the leaders' exchange: names errors */
+    MPI_Comm leaders;
 } bcast_pub_t;
 static inline const bcast_pub_t *bcast_of(const nodeshm_pub_t *p) { return (const bcast_pub_t *)p; }
 
 static inline char *bcast_claim(nodeshm_pub_t *p)
 {
     const bcast_pub_t *b = bcast_of(p);
-    nodeshm_team_t *t = b->c.t;
+    nodeshm_team_t *t = b->t;
     if (p->n == 1) return t->my_pe == b->root ? (char *)b->src : b->dest;
-    if (b->c.small) return coll_small_claim(t, b->c.x);
-    return b->from == FROM_SOURCE ? (char *)b->src : coll_stage_claim(t, b->c.x);
+    if (b->small) return coll_small_claim(t, b->x);
+    return b->from == FROM_SOURCE ? (char *)b->src : coll_stage_claim(t, b->x);
 }
 
 static inline void bcast_post(nodeshm_pub_t *p, int what)
@@ -65,28 +71,30 @@ static inline void bcast_post(nodeshm_pub_t *p, int what)
     const bcast_pub_t *b = bcast_of(p);
     (void)what; /* DATA: the publisher's */
     if (p->n == 1) return;
-    if (b->c.small) coll_small_publish(b->c.t, b->c.x);
-    else coll_publish(b->c.t, b->c.x, b->c.nbytes, b->from, 0);
+    if (b->small) coll_small_publish(b->t, b->x);
+    else coll_publish(b->t, b->x, b->nbytes, b->from, 0);
 }
 
-static inline const char *bcast_at(const nodeshm_pub_t *p, int k)
+/* Waits for node member k's publication; returns where it is */
+static inline const char *bcast_await(const nodeshm_pub_t *p, int k, int what)
 {
     const bcast_pub_t *b = bcast_of(p);
-    const nodeshm_team_t *t = b->c.t;
-    if (b->c.small) return coll_small_at(t, b->c.x, k);
-    return coll_data_of(t, b->c.x, coll_line(t, k, LINE_TURN + b->c.x.b), k, b->src);
+    (void)what; /* DATA: the publisher's */
+    if (b->small) return coll_small_await(b->t, b->x, k);
+    const nodeshm_flag_line_t *ready = coll_await_ready(b->t, b->x, k);
+    return coll_data_of(b->t, b->x, ready, k, b->src);
 }
 
 static inline void bcast_pack(nodeshm_pub_t *p, char *to)
 {
     const bcast_pub_t *b = bcast_of(p);
-    if (to != b->src) memcpy(to, b->src, b->c.nbytes);
+    if (to != b->src) memcpy(to, b->src, b->nbytes);
 }
 
 static inline void bcast_unpack(nodeshm_pub_t *p, const char *from)
 {
     const bcast_pub_t *b = bcast_of(p);
-    if (from != b->dest) memcpy(b->dest, from, b->c.nbytes);
+    if (from != b->dest) memcpy(b->dest, from, b->nbytes);
 }
 
 /* The readers' done (the publisher reads nobody's) */
@@ -94,18 +102,18 @@ static inline void bcast_done(nodeshm_pub_t *p)
 {
     const bcast_pub_t *b = bcast_of(p);
     if (p->me == b->pub) return;
-    if (b->c.small) coll_small_done(b->c.t, b->c.x);
-    else coll_mark_done(b->c.t, b->c.x);
+    if (b->small) coll_small_done(b->t, b->x);
+    else coll_mark_done(b->t, b->x);
 }
 
 static inline int bcast_leaders_call(nodeshm_pub_t *p, void *buf, size_t bytes)
 {
     const bcast_pub_t *b = bcast_of(p);
-    return bcast_bytes(b->c.call, buf, bytes, b->root_node, b->c.leaders);
+    return bcast_bytes(b->call, buf, bytes, b->root_node, b->leaders);
 }
 
-static const nodeshm_pub_ops_t bcast_ops = {.post = bcast_post, .await = pub_await, .done = bcast_done,
-                                            .claim = bcast_claim, .at = bcast_at, .pack = bcast_pack,
+static const nodeshm_pub_ops_t bcast_ops = {.post = bcast_post, .await = bcast_await, .done = bcast_done,
+                                            .claim = bcast_claim, .pack = bcast_pack,
                                             .unpack = bcast_unpack, .bcast = bcast_leaders_call};
 
 /* One node, or several up to NODESHM_COLL_NODES_BCAST_MAX (a staging buffer): core/coll/bcast.h.
@@ -115,11 +123,12 @@ static const nodeshm_pub_ops_t bcast_ops = {.post = bcast_post, .await = pub_awa
  * of its node's readers (up to the ring's depth, or the staging turns' 4) as an MPI library's
  * eager sends let the root run ahead.  Between nodes it was a fan-in and fan-out per node
  * (fan.c), every call in lockstep with every node peer: 0.57-0.93x of MPI_Bcast up to 4 KiB at
- * 2 hosts x 2 and x 4 (MPICH), 0.19x at 8 B under Open MPI.  Inlined into both callers: out of
- * line, one-node broadcasts of 256 B-2 KiB took 1.2-1.5x main's time (Open MPI, 4 PEs, load 8, 16
- * runs A B B A), inline 0.6-1.1x; 8-128 B still 1.2-1.3x there, but not from this code: with
- * main's one-node small path (bcast_small) put back in the same build, 8-32 B took 1.3-1.9x as
- * well (12 runs each, same load): layout or load, for a quiet rerun to settle. */
+ * 2 hosts x 2 and x 4 (MPICH), 0.19x at 8 B under Open MPI.  Inlined into both callers (out of
+ * line, one-node broadcasts of 256 B-2 KiB took 1.2-1.5x main's time, Open MPI, 4 PEs, load 8).
+ * Lean on purpose: over the scans' coll_pub_t (reduction, datatype and op fields, zeroed each
+ * call) and with the ring entry looked up twice (await, then at), one-node 8-256 B broadcasts took
+ * 1.15-1.18x the time of the former ten-line ring code (Open MPI, 4 PEs, quiet, 4 rounds A B B
+ * A); with this struct and await returning the entry, 1.02-1.06x. */
 static inline __attribute__((always_inline)) int bcast_published(const char *call, nodeshm_team_t *t,
                                                                    coll_turn_t x, MPI_Comm leaders, void *dest,
                                                                    const void *src, size_t nbytes, int root,
@@ -130,13 +139,13 @@ static inline __attribute__((always_inline)) int bcast_published(const char *cal
     int root_k = t->n_nodes == 1 ? root : 0;
     if (t->n_nodes > 1 && t->my_node == root_node)
         while (t->node_members[root_k] != root) root_k++;
-    bcast_pub_t b = {.c = {.p = {n, t->node_my_pe, t->n_nodes, t->my_node}, .t = t, .x = x, .nbytes = nbytes,
-                           .small = n > 1 && nbytes <= coll_small_max(), .call = call, .leaders = leaders},
-                     .dest = dest, .src = src, .root = root, .root_node = root_node,
-                     .pub = t->my_node == root_node ? root_k : 0};
+    bcast_pub_t b = {.p = {n, t->node_my_pe, t->n_nodes, t->my_node}, .t = t, .x = x, .nbytes = nbytes,
+                     .dest = dest, .src = src, .small = n > 1 && nbytes <= coll_small_max(), .root = root,
+                     .root_node = root_node, .pub = t->my_node == root_node ? root_k : 0, .call = call,
+                     .leaders = leaders};
     /* the root decides, on one node only (between nodes NODESHM_COLL_NODES_BCAST_MAX is staged) */
-    b.from = i_root && t->n_nodes == 1 && !b.c.small && nbytes > bcast_eager_max() ? FROM_SOURCE : FROM_STAGE;
-    int rc = nodeshm_bcast(&bcast_ops, &b.c.p, root_node, root_k, 0, nbytes);
+    b.from = i_root && t->n_nodes == 1 && !b.small && nbytes > bcast_eager_max() ? FROM_SOURCE : FROM_STAGE;
+    int rc = nodeshm_bcast(&bcast_ops, &b.p, root_node, root_k, 0, nbytes);
     if (i_root && root_dest && dest != src) memcpy(dest, src, nbytes);
     if (i_root && b.from == FROM_SOURCE) coll_await_done(t, x); /* the readers copied my source */
     return rc;

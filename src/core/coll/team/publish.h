@@ -55,13 +55,16 @@ static inline void pub_post(nodeshm_pub_t *p, int what)
     else coll_publish(c->t, c->x, c->nbytes, FROM_STAGE, 0);
 }
 
-static inline void pub_await(const nodeshm_pub_t *p, int k, int what)
+static inline const char *pub_await(const nodeshm_pub_t *p, int k, int what)
 {
     const coll_pub_t *c = pub_of(p);
-    if (what == NODESHM_PUB_SHARED)
+    if (what == NODESHM_PUB_SHARED) {
         (void)nodeshm_flag_wait_ge(&coll_line(c->t, k, LINE_TURN + c->x.b)->reduced, c->x.e);
-    else if (c->small) (void)coll_small_await(c->t, c->x, k);
-    else (void)coll_await_ready(c->t, c->x, k);
+        return coll_stage_of(c->t, p->n - 1, c->x.b);
+    }
+    if (c->small) return coll_small_await(c->t, c->x, k);
+    (void)coll_await_ready(c->t, c->x, k);
+    return coll_stage_of(c->t, k, c->x.b);
 }
 
 static char *pub_shared(nodeshm_pub_t *p)
@@ -92,7 +95,7 @@ static inline int pub_exscan(nodeshm_pub_t *p, void *buf, size_t count)
 
 /* the ops on a coll_pub_t's p: a static const table, so that the callers in reduce.c and
  * scan.c call (and inline) these functions directly, not through pointers (broadcast's table,
- * bcast.c, adds its claim, at, pack, unpack and exchange to pub_await) */
+ * bcast.c, has its own: its claim, await, pack, unpack and exchange) */
 static const nodeshm_pub_ops_t coll_pub_ops = {.post = pub_post, .await = pub_await, .shared = pub_shared,
                                                .done = pub_done, .exscan = pub_exscan};
 
