@@ -148,7 +148,7 @@ int main(int argc, char **argv)
                 long bad = one_call(op, bytes / 8, root, in_place, rank, size, &known);
                 moved[ncalls] = nodeshm_mpi_accelerated_op(counter) - before;
                 want[ncalls] = want_acc;
-                snprintf(what[ncalls], sizeof what[ncalls], "%s of %ld bytes, root %d%s", op, bytes, root,
+                snprintf(what[ncalls], sizeof what[ncalls], "%.40s of %ld bytes, root %d%s", op, bytes, root,
                          in_place ? " (in place)" : "");
                 CHECK(known, "unknown op '%s'", op);
                 CHECK(!bad, "%s: %ld wrong values", what[ncalls], bad);

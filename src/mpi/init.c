@@ -113,14 +113,6 @@ void nsm_load_config(void)
 
 /* ---------------------------------------------------------------- NODESHM_DEBUG */
 
-#if defined(OMPI_MAJOR_VERSION)
-#define NSM_FLAVOR_NAME "Open MPI"
-#elif defined(MPICH_VERSION)
-#define NSM_FLAVOR_NAME "MPICH"
-#else
-#define NSM_FLAVOR_NAME "the smaller of MPICH's and Open MPI's"
-#endif
-
 /* "32k", "1536k", "3m", or plain bytes: the shortest exact form, as the variables take it */
 static const char *nsm_size_text(size_t v, char *buf, size_t len)
 {
@@ -145,7 +137,7 @@ static void nsm_debug_config(void)
     nodeshm_debug_as(&nodeshm_face_mpi, rank,
                      "MPI_Init: %s defaults; NODESHM_MPI_STAGE_MAX=%s, NODESHM_MPI_WINDOW_MAX=%s, "
                      "NODESHM_MPI_BANKS=%d, NODESHM_MPI_RING=%d, NODESHM_MPI_RING_BYTES=%s%s%s",
-                     NSM_FLAVOR_NAME, nsm_size_text(nsm_cfg.stage_max, a, sizeof a),
+                     NODESHM_MPI_DEFAULTS_NAME, nsm_size_text(nsm_cfg.stage_max, a, sizeof a),
                      nsm_size_text(nsm_cfg.window_max, b, sizeof b), nsm_cfg.banks, nsm_cfg.ring_depth,
                      nsm_size_text(nsm_cfg.ring_bytes, var, sizeof var),
                      nodeshm_tuning_path() ? "; tuning file " : "",

@@ -16,15 +16,15 @@
 #ifndef NODESHM_MPI_LEADERS_H
 #define NODESHM_MPI_LEADERS_H
 
-#include "mpi/nsmpi.h" /* the state; NSM_FLAVOR: the MPI library built against */
+#include "mpi/nsmpi.h" /* the state; NODESHM_BY_MPI_LIBRARY: the MPI library built against */
 
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* bytes above which each op's leaders use the non-blocking form (SIZE_MAX: never) */
-#define NSM_LEADERS_NB_BCAST NSM_FLAVOR((size_t)32768, SIZE_MAX)
-#define NSM_LEADERS_NB_REDUCE NSM_FLAVOR((size_t)32768, SIZE_MAX)
+#define NSM_LEADERS_NB_BCAST NODESHM_BY_MPI_LIBRARY((size_t)32768, SIZE_MAX)
+#define NSM_LEADERS_NB_REDUCE NODESHM_BY_MPI_LIBRARY((size_t)32768, SIZE_MAX)
 #define NSM_LEADERS_NB_ALLREDUCE ((size_t)32768)
 
 static inline void nsm_leaders_bcast(void *buf, size_t bytes, int root, MPI_Comm leaders)

@@ -25,19 +25,13 @@
 #ifndef NODESHM_MPI_CONFIG_H
 #define NODESHM_MPI_CONFIG_H
 
-#include <mpi.h> /* which MPI: the defaults' column */
+#include "core/mpi_library.h" /* which MPI: the defaults' column */
+
 #include <stddef.h>
 
 /* The defaults differ per MPI library, because the libraries' own collectives differ (where
- * ours wins depends on what it races): the column is chosen when libnodeshm_mpi is compiled, by
- * the mpi.h it is built against; another MPI gets the smaller of the two. */
-#if defined(OMPI_MAJOR_VERSION)
-#define NSM_FLAVOR(mpich, ompi) (ompi)
-#elif defined(MPICH_VERSION)
-#define NSM_FLAVOR(mpich, ompi) (mpich)
-#else
-#define NSM_FLAVOR(mpich, ompi) ((mpich) < (ompi) ? (mpich) : (ompi))
-#endif
+ * ours wins depends on what it races): the column is core/mpi_library.h's
+ * NODESHM_BY_MPI_LIBRARY. */
 
 /* X(ID, name, MPICH defaults, Open MPI defaults of NODESHM_MPI_<NAME>_MAX in bytes): one row per
  * intercepted collective; 0 leaves the op to the MPI library.  Each default is NSM_PPN(one node
@@ -314,16 +308,16 @@
 #define NSM_AT_3(a, b, c, d, e, f) (d)
 #define NSM_AT_4(a, b, c, d, e, f) (e)
 #define NSM_AT_5(a, b, c, d, e, f) (f)
-/* A row's six defaults for the MPI library built against (NSM_FLAVOR), as an initializer's
+/* A row's six defaults for the MPI library built against (NODESHM_BY_MPI_LIBRARY), as an initializer's
  * elements; and a table's row of each kind: NSM_OPS(NSM_MAX_ROW) the upper bounds by op and
  * shape, NSM_OP_MINS(NSM_MIN_ROW) the lower bounds (a 7th element 1: the op has a row).
  * init.c's tables, and tests that expect the defaults (tests/mpi_persist_defaults.c). */
-#define NSM_FLAVOR_ROW(mpich, ompi)                                                                \
-    NSM_FLAVOR(NSM_AT(0, mpich), NSM_AT(0, ompi)), NSM_FLAVOR(NSM_AT(1, mpich), NSM_AT(1, ompi)),   \
-        NSM_FLAVOR(NSM_AT(2, mpich), NSM_AT(2, ompi)), NSM_FLAVOR(NSM_AT(3, mpich), NSM_AT(3, ompi)), \
-        NSM_FLAVOR(NSM_AT(4, mpich), NSM_AT(4, ompi)), NSM_FLAVOR(NSM_AT(5, mpich), NSM_AT(5, ompi))
-#define NSM_MAX_ROW(id, name, mpich, ompi) [NSM_OP_##id] = {NSM_FLAVOR_ROW(mpich, ompi)},
-#define NSM_MIN_ROW(id, mpich, ompi) [NSM_OP_##id] = {NSM_FLAVOR_ROW(mpich, ompi), 1},
+#define NSM_DEFAULTS_ROW(mpich, ompi)                                                                \
+    NODESHM_BY_MPI_LIBRARY(NSM_AT(0, mpich), NSM_AT(0, ompi)), NODESHM_BY_MPI_LIBRARY(NSM_AT(1, mpich), NSM_AT(1, ompi)),   \
+        NODESHM_BY_MPI_LIBRARY(NSM_AT(2, mpich), NSM_AT(2, ompi)), NODESHM_BY_MPI_LIBRARY(NSM_AT(3, mpich), NSM_AT(3, ompi)), \
+        NODESHM_BY_MPI_LIBRARY(NSM_AT(4, mpich), NSM_AT(4, ompi)), NODESHM_BY_MPI_LIBRARY(NSM_AT(5, mpich), NSM_AT(5, ompi))
+#define NSM_MAX_ROW(id, name, mpich, ompi) [NSM_OP_##id] = {NSM_DEFAULTS_ROW(mpich, ompi)},
+#define NSM_MIN_ROW(id, mpich, ompi) [NSM_OP_##id] = {NSM_DEFAULTS_ROW(mpich, ompi), 1},
 
 enum {
 #define NSM_OP_ID(id, name, mpich, ompi) NSM_OP_##id,

@@ -5,19 +5,9 @@
 #ifndef NODESHM_COLL_LIBRARY_WINS_H
 #define NODESHM_COLL_LIBRARY_WINS_H
 
-#include <mpi.h>
-#include <stddef.h>
+#include "../mpi_library.h" /* relative: tests include this header by path (tests/mpi_check.h) */
 
-#if defined(MPICH_VERSION)
-#define NODESHM_UNDER_MPICH 1
-#else
-#define NODESHM_UNDER_MPICH 0
-#endif
-#if defined(OMPI_MAJOR_VERSION)
-#define NODESHM_UNDER_OPEN_MPI 1
-#else
-#define NODESHM_UNDER_OPEN_MPI 0
-#endif
+#include <stddef.h>
 
 /* MPICH over OFI tcp sends up to 128 B as one inject (~5 us half round trip; above, 8-11 us and
  * a slower completion). */

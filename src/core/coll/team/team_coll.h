@@ -198,7 +198,6 @@ static inline void coll_path(int family, int path)
 /* Every such choice is here, each measured on 2 emulated hosts on a quiet machine (ours / the
  * library's collective over the team's communicator / ours in turn; the figures sit where each
  * path runs).  They depend on the MPI library and the team's shape only, so every PE agrees. */
-#define COLL_UNDER_MPICH NODESHM_UNDER_MPICH
 /* Under MPICH with at most 2 PEs per node, MPICH's node-aware collectives beat the fan below:
  * 2 x 2, 2 rounds, medians of the ratio to the library: fcollect 8 B-4 KiB 0.86-0.94x (the
  * library's 0.97-1.00x), reduce_int 512 B-8 KiB 0.81-0.89x (0.98-1.02x).  At 2 x 4 the fan wins
@@ -208,15 +207,15 @@ static inline void coll_path(int family, int path)
 #define NODESHM_COLL_NODES_LIBRARY_MAX ((size_t)64 << 10)
 static inline int coll_nodes_library_wins(const nodeshm_team_t *t)
 {
-    return COLL_UNDER_MPICH && t->n_pes <= 2 * t->n_nodes;
+    return NODESHM_UNDER_MPICH && t->n_pes <= 2 * t->n_nodes;
 }
 /* team_sync: MPICH's MPI_Barrier over the team, in every shape (sync.c). */
-static inline int coll_nodes_sync_by_library(void) { return COLL_UNDER_MPICH; }
+static inline int coll_nodes_sync_by_library(void) { return NODESHM_UNDER_MPICH; }
 /* Broadcast: MPICH's MPI_Bcast over the team up to 16 KiB, with more than 2 PEs per node only
  * above 128 B, where ours wins (bcast.c). */
 static inline int coll_nodes_bcast_by_library(const nodeshm_team_t *t, size_t nbytes)
 {
-    return COLL_UNDER_MPICH && nbytes <= ((size_t)16 << 10) && (nbytes > 128 || coll_nodes_library_wins(t));
+    return NODESHM_UNDER_MPICH && nbytes <= ((size_t)16 << 10) && (nbytes > 128 || coll_nodes_library_wins(t));
 }
 /* Alltoall(s): MPI_Alltoall over the team (MPICH in its inject band, Open MPI at 8-16 KiB blocks:
  * core/coll/library_wins.h; alltoall.c). */
@@ -225,7 +224,7 @@ static inline int coll_nodes_alltoall_by_library(const nodeshm_team_t *t, size_t
     return nodeshm_nodes_alltoall_by_library(t->n_pes, t->n_nodes, block);
 }
 /* Scans above the chain: Open MPI's MPI_Scan over the team; MPICH keeps the rounds (scan.c). */
-static inline int coll_nodes_scan_by_library(void) { return !COLL_UNDER_MPICH; }
+static inline int coll_nodes_scan_by_library(void) { return !NODESHM_UNDER_MPICH; }
 
 /* ---- between nodes through the leaders' fan-in / fan-out (fan.c) ---------------------------------- */
 /* Several nodes, each a contiguous run of the team (coll_nodes_in_blocks): collect / fcollect,
