@@ -7,9 +7,9 @@
  * publisher per node up to a staging buffer (64 KiB), the large path between nodes with node
  * syncs and its pipelined form (512 KiB).  Teams: WORLD, a team from an MPI communicator with
  * reordered ranks (evens then odds, each reversed: on pseudo-nodes of 2 nodes interleave in team
- * order, and a root's node member is not its team index), and the odd PEs (on 2 hosts of 2, one per node: nodes of one member).  Typed calls
- * (shmem_long_broadcast) beside broadcastmem, and the deprecated active-set broadcast64, whose
- * root's dest is not written.  Written for 3 and 4 PEs, one node, pseudo-nodes and emulated
+ * order, and a root's node member is not its team index), and the odd PEs (on 2 hosts of 2,
+ * one per node: nodes of one member).  Typed calls (shmem_long_broadcast) beside broadcastmem,
+ * and the deprecated active-set broadcast64, whose root's dest is not written.  Written for 3 and 4 PEs, one node, pseudo-nodes and emulated
  * hosts (tests/coll.cmake, tests/hosts.cmake). */
 #include "common.h"
 #include "coll_team.h"

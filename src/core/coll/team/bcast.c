@@ -38,9 +38,9 @@ static int bcast_bytes(const char *call, void *buf, size_t n, int root, MPI_Comm
 static size_t bcast_eager_max(void) { return coll_owner_waits_eager_max(BCAST_EAGER_CORES); }
 
 /* ---- this face's publications of a broadcast (core/coll/publish.h) ----------------------------- */
-/* c: the turn's publications (small: in the ring; c.call, c.leaders: the leaders' exchange);
- * alone on its node the publisher stages nothing (nobody reads it): the root publishes its
- * source, a leader receives straight into its dest. */
+/* One call's publications (small: in the ring, else staged; call, leaders: the leaders'
+ * exchange); alone on its node the publisher stages nothing (nobody reads it): the root
+ * publishes its source, a leader receives straight into its dest. */
 typedef struct bcast_pub {
     nodeshm_pub_t p;
     nodeshm_team_t *t;
