@@ -20,6 +20,14 @@ nodeshm_add_mpi_test(NAME coll_paths NP 4 6 PES_PER_NODE 2)
 nodeshm_add_mpi_test(NAME coll_bcast SOURCES coll_bcast.c NP 3 4 TIMEOUT 300)
 nodeshm_add_mpi_test(NAME coll_bcast NP 3 4 PES_PER_NODE 2 TIMEOUT 300)
 
+# Collect and fcollect at each protocol's sizes, pieces mixing them in one call, back to back
+# (tests/coll_collect.c): one node (core/coll/collect.h; with every piece staged, and every
+# piece read in place), and pseudo-nodes of 2 (2+1, 2+2; emulated hosts in hosts.cmake).
+nodeshm_add_mpi_test(NAME coll_collect SOURCES coll_collect.c NP 3 4 TIMEOUT 300)
+nodeshm_add_mpi_test(NAME coll_collect NP 4 ENV NODESHM_COLL_EAGER_MAX=64k SUFFIX _eager64k TIMEOUT 300)
+nodeshm_add_mpi_test(NAME coll_collect NP 3 ENV NODESHM_COLL_EAGER_MAX=0 SUFFIX _rendezvous TIMEOUT 300)
+nodeshm_add_mpi_test(NAME coll_collect NP 3 4 PES_PER_NODE 2 TIMEOUT 300)
+
 # Deprecated active-set collectives (tests/coll_aset.c): barrier, sync, broadcast/collect/
 # fcollect/alltoall(s) 32 and 64, every OP_to_all, on overlapping active sets.
 nodeshm_add_mpi_test(NAME coll_aset SOURCES coll_aset.c NP 1 2 4 8)

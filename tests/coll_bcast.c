@@ -14,8 +14,6 @@
 #include "common.h"
 #include "coll_team.h"
 
-#include <mpi.h>
-#include <shmemx.h>
 #include <string.h>
 
 #define MAX_BYTES ((size_t)640 << 10)
@@ -102,35 +100,21 @@ int main(void)
         fprintf(stderr, "coll_bcast: setup failed\n");
         shmem_global_exit(2);
     }
-    team_t world, rev, odd;
-    make(&world, "WORLD", SHMEM_TEAM_WORLD);
-    MPI_Comm comm;
-    /* evens then odds, each reversed (as tests/coll.c): on pseudo-nodes of 2 nodes interleave */
-    MPI_Comm_split(MPI_COMM_WORLD, 0, (me % 2) * npes + (npes - me), &comm);
-    shmem_team_t rt, ot = SHMEM_TEAM_INVALID;
-    shmemx_team_create_from_comm(comm, &rt);
-    int in_rev = make(&rev, "interleaved", rt);
-    if (npes > 1) shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, npes / 2, NULL, 0, &ot);
-    int in_odd = make(&odd, "odd PEs", ot);
+    test_teams_t x;
+    test_teams_make(&x);
+    const team_t *world = &x.world, *rev = &x.rev;
 
-    tid_counter = 1;
-    test_team(&world);
-    tid_counter = 100000;
-    if (in_rev) test_team(&rev);
-    tid_counter = 200000;
-    if (in_odd) test_team(&odd);
+    test_teams_each(&x, test_team, &tid_counter);
     /* the two teams alternating, no barrier between: they share every PE */
     tid_counter = 300000;
     for (size_t s = 0; s < NSIZES; s += 3) {
-        one(&world, sizes[s], (int)s % world.n, 0);
-        if (in_rev) one(&rev, sizes[s], (int)(s + 1) % rev.n, 0);
+        one(world, sizes[s], (int)s % world->n, 0);
+        if (x.in_rev) one(rev, sizes[s], (int)(s + 1) % rev->n, 0);
     }
     tid_counter = 400000;
     test_aset();
 
-    if (ot != SHMEM_TEAM_INVALID) shmem_team_destroy(ot);
-    shmem_team_destroy(rt);
-    MPI_Comm_free(&comm);
+    test_teams_free(&x);
     int rc = test_finish("coll_bcast"); /* the buffers go with shmem_finalize and the process */
     shmem_finalize();
     return rc;

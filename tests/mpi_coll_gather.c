@@ -259,16 +259,17 @@ static void test_back_to_back(MPI_Comm comm, const char *cname, int rank, int si
     free(all), free(mine), free(cnt);
 }
 
-/* Rooted calls in a row, nothing symmetric between them: the root (bcast, scatter(v)) or the
- * senders (gather(v), reduce) run ahead of a straggling peer by as many calls as the interposer
- * lets them (its ring of small buffers: the _ring3 run wraps it all the time); every value
- * must still be right.  Values depend on the call number, so a block read a call late shows. */
+/* Calls in a row, nothing symmetric between them: the root (bcast, scatter(v)) or the senders
+ * (gather(v), reduce) run ahead of a straggling peer by as many calls as the interposer lets them
+ * (its ring of small buffers: the _ring3 run wraps it all the time), allgather(v)'s ranks by one
+ * call; every value must still be right.  Values depend on the call number, so a block read a
+ * call late shows. */
 static void test_run_ahead(MPI_Comm comm, const char *cname, int rank, int size)
 {
     enum { N = 16, ITERS = 45 };
     long *all = malloc(sizeof(long) * N * (size_t)size), mine[N];
     int *cnt = malloc(sizeof(int) * 2 * (size_t)size), *dsp = cnt + size;
-    int ok[6] = {1, 1, 1, 1, 1, 1}, root = size - 1;
+    int ok[8] = {1, 1, 1, 1, 1, 1, 1, 1}, root = size - 1;
     uint64_t salt = rnd() % 1000; /* fresh values each run, the same on every rank */
     PMPI_Bcast(&salt, 1, MPI_UINT64_T, 0, comm);
     for (int it = 0; it < ITERS; it++) {
@@ -319,9 +320,28 @@ static void test_run_ahead(MPI_Comm comm, const char *cname, int rank, int size)
         MPI_Scatterv(all, cnt, dsp, MPI_LONG, mine, cnt[rank], MPI_LONG, root, comm);
         for (int i = 0; i < cnt[rank]; i++) ok[5] &= mine[i] == rank * 1000L - it * 17 + i + (long)salt;
     }
-    CHECK(ok[0] && ok[1] && ok[2] && ok[3] && ok[4] && ok[5],
-          "%s: run-ahead bcast %d gather %d scatter %d reduce %d gatherv %d scatterv %d", cname, ok[0], ok[1],
-          ok[2], ok[3], ok[4], ok[5]);
+    /* allgather(v) (core/coll/collect.h on one node): a rank that has every block runs on into
+     * the next call while a straggler still copies this one's */
+    for (int it = 0; it < ITERS; it++) {
+        int m = 1 + (it * 5) % N;
+        for (int i = 0; i < m; i++) mine[i] = rank * 1000L + it * 13 + i + (long)salt;
+        straggle(comm, it);
+        MPI_Allgather(mine, m, MPI_LONG, all, m, MPI_LONG, comm);
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < m; i++) ok[6] &= all[r * m + i] == r * 1000L + it * 13 + i + (long)salt;
+    }
+    for (int it = 0; it < ITERS; it++) {
+        for (int r = 0; r < size; r++) cnt[r] = (r * 5 + it) % (N + 1), dsp[r] = (size - 1 - r) * N;
+        for (int i = 0; i < cnt[rank]; i++) mine[i] = rank * 1000L + it * 29 - i + (long)salt;
+        straggle(comm, it);
+        MPI_Allgatherv(mine, cnt[rank], MPI_LONG, all, cnt, dsp, MPI_LONG, comm);
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < cnt[r]; i++) ok[7] &= all[dsp[r] + i] == r * 1000L + it * 29 - i + (long)salt;
+    }
+    CHECK(ok[0] && ok[1] && ok[2] && ok[3] && ok[4] && ok[5] && ok[6] && ok[7],
+          "%s: run-ahead bcast %d gather %d scatter %d reduce %d gatherv %d scatterv %d allgather %d "
+          "allgatherv %d",
+          cname, ok[0], ok[1], ok[2], ok[3], ok[4], ok[5], ok[6], ok[7]);
     free(all), free(cnt);
 }
 

@@ -1,7 +1,8 @@
 /* libnodeshm_mpi: MPI_Allgather and MPI_Allgatherv.  Every rank packs its block into shared
- * memory and raises its arrive flag; there is no root: on one node every rank then copies each
- * peer's block straight out of the peer's slot as soon as that peer has arrived (one flag phase,
- * no node barrier).  Between nodes ranks pack into their place in the leader's stage instead
+ * memory and raises its arrive flag; there is no root: on one node (core/coll/collect.h, written
+ * once for both faces, on the node area: publish.h) every rank then copies each rank's block
+ * straight out of its slot as soon as that rank has arrived (one flag phase, no node barrier).
+ * Between nodes ranks pack into their place in the leader's stage instead
  * (blocks node by node), the leaders PMPI_Allgatherv the node blocks in place (one message per
  * node on the network) and release their node, and every rank copies all blocks out of the stage.
  *
@@ -17,6 +18,8 @@
  * (0.83x at 1-8 bytes) win at times; from 16-32 KiB Open MPI's 2-rank single-copy path wins
  * (0.6-0.75x), while at 4 and 8 ranks nodeshm stays ahead up to 128 KiB (1.3-3.5x). */
 #include "mpi/nsmpi.h"
+#include "mpi/publish.h"
+#include "core/coll/collect.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,57 +40,108 @@ static char *blk_at(void *recvbuf, const blocks_t *g, int r)
     return (char *)recvbuf + (g->counts ? (MPI_Aint)g->displs[r] : (MPI_Aint)r * g->count) * g->ext;
 }
 
-static int allgather_shm(nsm_state_t *s, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, const blocks_t *g, MPI_Datatype recvtype, MPI_Comm comm, int op)
+/* ---- one node: core/coll/collect.h on the node area (publish.h) ------------------------------------ */
+/* Every rank packs its block into its slot and posts its arrive flag; each copies every rank's
+ * block, its own too unless in place, out of the slots in rank order (on one node a rank's node
+ * rank is its rank) as soon as that rank has arrived. */
+typedef struct nsm_allgather_pub {
+    nsm_pub_t c; /* c.type: recvtype */
+    const void *sendbuf;
+    int sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    const blocks_t *g;
+    MPI_Comm comm;
+    int in_place, dense; /* dense: recvtype's packed form is a memcpy */
+} nsm_allgather_pub_t;
+static inline const nsm_allgather_pub_t *allgather_of(const nodeshm_pub_t *p)
 {
-    const int multi = s->n_nodes > 1, me = s->rank, in_place = sendbuf == MPI_IN_PLACE;
-    size_t *soff = NULL; /* between nodes: stage offset of each stage index, [size + 1] */
-    if (multi) {
-        /* + the leaders' counts and displacements per node */
-        soff = malloc(sizeof(size_t) * ((size_t)s->size + 1) + sizeof(int) * 2 * (size_t)s->n_nodes);
-        if (!soff) { /* the other ranks are on this path already: no way back to the library */
-            fprintf(stderr, "nodeshm_mpi: MPI_Allgather(v): out of memory for %d offsets\n", s->size);
-            nodeshm_abort_job(1);
-        }
-        soff[0] = 0;
-        for (int r = 0; r < s->size; r++) soff[s->stage_index[r] + 1] = blk_bytes(g, r);
-        for (int i = 0; i < s->size; i++) soff[i + 1] += soff[i];
+    return (const nsm_allgather_pub_t *)p;
+}
+
+static inline char *allgather_claim(nodeshm_pub_t *p)
+{
+    return nodeshm_area_slot(&nsm_pub_of(p)->s->area, p->me);
+}
+
+static inline void allgather_pack(nodeshm_pub_t *p, char *to)
+{
+    const nsm_allgather_pub_t *a = allgather_of(p);
+    const blocks_t *g = a->g;
+    const int me = p->me;
+    if (a->in_place)
+        nsm_pack(to, blk_bytes(g, me), blk_at(a->recvbuf, g, me), blk_count(g, me), a->c.type, a->comm);
+    else
+        nsm_pack(to, blk_bytes(g, me), a->sendbuf, a->sendcount, a->sendtype, a->comm);
+}
+
+static inline void allgather_unpack(nodeshm_pub_t *p, int k, const char *from)
+{
+    const nsm_allgather_pub_t *a = allgather_of(p);
+    const blocks_t *g = a->g;
+    size_t n = blk_bytes(g, k);
+    if (!n || (k == p->me && a->in_place)) return;
+    if (a->dense)
+        memcpy(blk_at(a->recvbuf, g, k), from, n);
+    else
+        nsm_unpack(blk_at(a->recvbuf, g, k), blk_count(g, k), a->c.type, from, n, a->comm);
+}
+
+static const nodeshm_pub_ops_t allgather_ops = {.post = nsm_pub_post, .await = nsm_pub_await, .done = nsm_pub_done,
+                                                .claim = allgather_claim, .pack = allgather_pack,
+                                                .unpack = allgather_unpack};
+
+static int allgather_node(nsm_state_t *s, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const blocks_t *g, MPI_Datatype recvtype, MPI_Comm comm, int op)
+{
+    nsm_allgather_pub_t a = {.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
+                             .g = g, .comm = comm, .in_place = sendbuf == MPI_IN_PLACE,
+                             .dense = nsm_is_dense(recvtype)};
+    nsm_pub_start(&a.c, s, nsm_begin(s, op), recvtype, MPI_OP_NULL);
+    (void)nodeshm_collect(&allgather_ops, &a.c.p);
+    return MPI_SUCCESS;
+}
+
+/* ---- between nodes: the leaders' stage ------------------------------------------------------------ */
+static int allgather_nodes(nsm_state_t *s, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, const blocks_t *g, MPI_Datatype recvtype, MPI_Comm comm, int op)
+{
+    const int me = s->rank;
+    /* the stage offset of each stage index, [size + 1], then the leaders' counts and
+     * displacements per node */
+    size_t *soff = malloc(sizeof(size_t) * ((size_t)s->size + 1) + sizeof(int) * 2 * (size_t)s->n_nodes);
+    if (!soff) { /* the other ranks are on this path already: no way back to the library */
+        fprintf(stderr, "nodeshm_mpi: MPI_Allgather(v): out of memory for %d offsets\n", s->size);
+        nodeshm_abort_job(1);
     }
+    soff[0] = 0;
+    for (int r = 0; r < s->size; r++) soff[s->stage_index[r] + 1] = blk_bytes(g, r);
+    for (int i = 0; i < s->size; i++) soff[i + 1] += soff[i];
     uint64_t seq = nsm_begin(s, op);
-    char *mine = multi ? s->area.cur.stage + soff[s->stage_index[me]]
-                       : nodeshm_area_slot(&s->area, s->node_rank);
-    if (in_place)
+    char *mine = s->area.cur.stage + soff[s->stage_index[me]];
+    if (sendbuf == MPI_IN_PLACE)
         nsm_pack(mine, blk_bytes(g, me), blk_at(recvbuf, g, me), blk_count(g, me), recvtype, comm);
     else
         nsm_pack(mine, blk_bytes(g, me), sendbuf, sendcount, sendtype, comm);
     nodeshm_flags_arrive(&s->area.flags, seq);
-    if (multi) {
-        if (s->node_rank == 0) {
-            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-            int *cnt = (int *)(soff + s->size + 1), *dsp = cnt + s->n_nodes;
-            for (int k = 0; k < s->n_nodes; k++) {
-                dsp[k] = (int)soff[s->node_first[k]];
-                cnt[k] = (int)(soff[s->node_first[k] + s->node_count[k]] - soff[s->node_first[k]]);
-            }
-            PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->area.cur.stage, cnt, dsp, MPI_BYTE, s->leaders);
-            nodeshm_flags_release(&s->area.flags, seq);
-        } else {
-            nodeshm_flags_wait_release(&s->area.flags, seq);
+    if (s->node_rank == 0) {
+        nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
+        int *cnt = (int *)(soff + s->size + 1), *dsp = cnt + s->n_nodes;
+        for (int k = 0; k < s->n_nodes; k++) {
+            dsp[k] = (int)soff[s->node_first[k]];
+            cnt[k] = (int)(soff[s->node_first[k] + s->node_count[k]] - soff[s->node_first[k]]);
         }
+        PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->area.cur.stage, cnt, dsp, MPI_BYTE, s->leaders);
+        nodeshm_flags_release(&s->area.flags, seq);
+    } else {
+        nodeshm_flags_wait_release(&s->area.flags, seq);
     }
     const int dense = nsm_is_dense(recvtype);
     for (int i = 0; i < s->size; i++) {
         int r = (me + i) % s->size; /* own block first: it is there already */
         size_t n = blk_bytes(g, r);
-        if (!n || (r == me && in_place)) continue;
-        const char *src;
-        if (multi) {
-            src = s->area.cur.stage + soff[s->stage_index[r]];
-        } else {
-            int nr = s->stage_index[r]; /* one node: stage index = node rank */
-            nodeshm_flags_wait_arrive(&s->area.flags, nr, seq);
-            src = nodeshm_area_slot(&s->area, nr);
-        }
+        if (!n || (r == me && sendbuf == MPI_IN_PLACE)) continue;
+        const char *src = s->area.cur.stage + soff[s->stage_index[r]];
         if (dense)
             memcpy(blk_at(recvbuf, g, r), src, n);
         else
@@ -96,6 +150,13 @@ static int allgather_shm(nsm_state_t *s, const void *sendbuf, int sendcount, MPI
     nodeshm_flags_done(&s->area.flags, seq);
     free(soff);
     return MPI_SUCCESS;
+}
+
+static int allgather_shm(nsm_state_t *s, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const blocks_t *g, MPI_Datatype recvtype, MPI_Comm comm, int op)
+{
+    return s->n_nodes > 1 ? allgather_nodes(s, sendbuf, sendcount, sendtype, recvbuf, g, recvtype, comm, op)
+                          : allgather_node(s, sendbuf, sendcount, sendtype, recvbuf, g, recvtype, comm, op);
 }
 
 NSM_BODY int accelerated_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -43,8 +43,9 @@ static inline void bcast_pack(nodeshm_pub_t *p, char *to)
     nsm_pack(to, b->bytes, b->buf, b->count, b->c.type, b->comm);
 }
 
-static inline void bcast_unpack(nodeshm_pub_t *p, const char *from)
+static inline void bcast_unpack(nodeshm_pub_t *p, int k, const char *from)
 {
+    (void)k; /* the publisher's: the whole buffer */
     const nsm_bcast_pub_t *b = bcast_of(p);
     nsm_unpack(b->buf, b->count, b->c.type, from, b->bytes, b->comm);
 }

@@ -48,11 +48,11 @@ static inline __attribute__((always_inline)) int nodeshm_bcast(const nodeshm_pub
         else rc = ops->bcast(p, buf, bytes);
         ops->post(p, NODESHM_PUB_DATA); /* after an error too: readers must not wait forever */
         if (sends) rc = ops->bcast(p, buf, bytes);
-        if (!here && !rc) ops->unpack(p, buf);
+        if (!here && !rc) ops->unpack(p, pub, buf);
     } else {
         const char *from = ops->await(p, pub, NODESHM_PUB_DATA);
         if (sends) rc = ops->bcast(p, (void *)from, bytes); /* the root's node leader forwards */
-        ops->unpack(p, from);
+        ops->unpack(p, pub, from);
     }
     ops->done(p);
     return rc;

@@ -1,15 +1,17 @@
 /* nodeshm core, node collectives: a node's publications of one call, as both faces make them.
  *
- * The algorithm families written once in core/coll/ (scan.h, bcast.h) run on this interface, not
- * on a face's buffers: for a node of n members (member 0 leads it between nodes) a face says
+ * The algorithm families written once in core/coll/ (scan.h, bcast.h, collect.h) run on this
+ * interface, not on a face's buffers: for a node of n members (member 0 leads it between nodes)
+ * a face says
  *   at(k)          where member k's contribution of this call is (element 0), once published:
  *                  for the reduction families the at of the face's nodeshm_reduction_t
  *                  (reduce.h), built over the same buffers, so that where the face builds both
  *                  the compiler sees one accessor and inlines it into the reduction loops; for
  *                  the others what await returns;
  *   claim()        where my contribution goes, free to be written (readers of its previous use
- *                  are done), for families where only some members publish (broadcast's
- *                  publisher); the reductions' members put theirs before the algorithm runs;
+ *                  are done), for the families that pack it there themselves (broadcast's
+ *                  publisher, collect's every member); the reductions' members put theirs
+ *                  before the algorithm runs;
  *   post(DATA)     my contribution is published (the face has put it where at(me) says);
  *   await(k, DATA) until member k's is; returns at(k) (one lookup: a second one after the wait
  *                  cost the one-node broadcast 2-13 ns a call, 4-18% at 8 B-4 KiB, quiet);
@@ -18,9 +20,17 @@
  *   post(SHARED) / await(k, SHARED)  I wrote it / until member k has (returns shared());
  *   done()         I have finished reading the others' publications and the shared buffer
  *                  (every member, once, at the end of the call);
- *   pack(to) / unpack(from)  the face's own buffers: my data (broadcast's root) into `to`; what
- *                  I received, at `from`, into my output (where the MPI face packs and unpacks
- *                  datatypes);
+ *   pack(to) / unpack(k, from)  the face's own buffers: my data (broadcast's root, collect's
+ *                  every member) into `to`; member k's data, at `from`, into my output where k's
+ *                  goes (broadcast: the publisher's, the whole output; collect: each member's
+ *                  piece at its place, mine too, called in member order), where the MPI face
+ *                  packs and unpacks datatypes;
+ *   size(k) / check(total)  collect's: the bytes of member k's piece (where each member's size
+ *                  comes with its piece, the OpenSHMEM collect's, it awaits k's post for it),
+ *                  and whether my output holds `total` bytes (the OpenSHMEM face's symmetric
+ *                  check of dest; 0: it does).  A face whose output needs no check (MPI: the
+ *                  counts are every rank's arguments) leaves both NULL, and its unpack knows
+ *                  the sizes;
  *   the leaders' exchange, on member 0 (or the member the family says): exscan(buf) the
  *                  exclusive scan of buf in place; bcast(buf, bytes) the broadcast of buf from
  *                  the root's node to the other nodes' leaders (the face knows the root: its
@@ -37,18 +47,23 @@
  *     it can), flags.h's lines (DATA: arrive; SHARED: reduced, the leader's release line),
  *     the result area as the shared buffer, PMPI_Exscan on the state's leaders; for broadcast
  *     (src/mpi/bcast.c) the result area as every member's claim and at, the datatype's pack and
- *     unpack, the root's sends to the leaders (nsm_root_direct) or their PMPI_Bcast;
+ *     unpack, the root's sends to the leaders (nsm_root_direct) or their PMPI_Bcast; for
+ *     allgather on one node (src/mpi/allgather.c) every member's slot as claim and at, the
+ *     datatypes' pack and unpack at each rank's block of the receive buffer;
  *   OpenSHMEM (core/coll/team/publish.h): a team's turn (turns.c: staging, or small.c's ring
  *     for small contributions), the turn lines of the members' control blocks (DATA: arrive, or
  *     the ring entry's epoch; SHARED: reduced), the last member's staging buffer of the turn as
  *     the shared buffer, MPI_Exscan on the team's leaders; for broadcast (team/bcast.c) the
  *     publisher's ring entry or staging, or on a one-node team above the eager size the root's
  *     own source (rendezvous: readers follow the turn line's word; the root waits for them
- *     after the call), memcpy as pack and unpack, MPI_Bcast on the team's leaders.
+ *     after the call), memcpy as pack and unpack, MPI_Bcast on the team's leaders; for collect
+ *     on one node (team/collect.c) every member's staging of the turn, or above the eager size
+ *     its own source (rendezvous, as broadcast's), each member's size on its turn line.
  * Which families fit: the reductions (reduce.h: ordered over at(0..n-1)), the scans (scan.h),
- * broadcast (bcast.h: one publisher per node, the others read at(publisher)) and gather /
- * collect / alltoall (every member posts, readers copy their blocks out of at(k)), with an
- * exchange hook each for their leaders' MPI call (allgatherv, alltoallv still to come).  What
+ * broadcast (bcast.h: one publisher per node, the others read at(publisher)), collect on one
+ * node (collect.h: every member posts, each copies every piece out of at(k)) and gather /
+ * alltoall alike, with an exchange hook each for their leaders' MPI call (the leaders'
+ * allgatherv, alltoallv still to come).  What
  * stays in a face: its arguments and hand-over rules, how large one call (or round) may be, the
  * library's own collective where it wins, and protocols that read a peer's source in place
  * beyond what at(k) can say (the OpenSHMEM face's large broadcast between nodes, pipelined from
@@ -79,11 +94,14 @@ typedef struct nodeshm_pub_ops {
     char *(*shared)(nodeshm_pub_t *p);
     void (*done)(nodeshm_pub_t *p);
     int (*exscan)(nodeshm_pub_t *p, void *buf, size_t count);
-    /* broadcast (bcast.h) */
+    /* broadcast (bcast.h), collect (collect.h) */
     char *(*claim)(nodeshm_pub_t *p);
     void (*pack)(nodeshm_pub_t *p, char *to);
-    void (*unpack)(nodeshm_pub_t *p, const char *from);
+    void (*unpack)(nodeshm_pub_t *p, int k, const char *from);
     int (*bcast)(nodeshm_pub_t *p, void *buf, size_t bytes);
+    /* collect (collect.h), where the output is checked */
+    size_t (*size)(nodeshm_pub_t *p, int k);
+    int (*check)(nodeshm_pub_t *p, size_t total);
 } nodeshm_pub_ops_t;
 
 #endif

@@ -91,8 +91,9 @@ static inline void bcast_pack(nodeshm_pub_t *p, char *to)
     if (to != b->src) memcpy(to, b->src, b->nbytes);
 }
 
-static inline void bcast_unpack(nodeshm_pub_t *p, const char *from)
+static inline void bcast_unpack(nodeshm_pub_t *p, int k, const char *from)
 {
+    (void)k; /* the publisher's: the whole dest */
     const bcast_pub_t *b = bcast_of(p);
     if (from != b->dest) memcpy(b->dest, from, b->nbytes);
 }

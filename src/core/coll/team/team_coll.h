@@ -102,8 +102,17 @@ char *coll_stage_hold(nodeshm_team_t *t, coll_turn_t x);
 /* Publishes my contribution of this turn: its size, where it is (FROM_*) and, for readers whose
  * own source is null (collect), where my source is (coll_source_token; 0 where unused). */
 void coll_publish(nodeshm_team_t *t, coll_turn_t x, uint64_t size, uint64_t from, uint64_t token);
-/* Waits for node member k's publication of this turn; returns its line (words TURN_*). */
-const nodeshm_flag_line_t *coll_await_ready(const nodeshm_team_t *t, coll_turn_t x, int k);
+/* Waits for node member k's publication of this turn; returns its line (words TURN_*).  The
+ * value cannot run past x.e: k publishes again in turn b only after I said done.  Inline: out of
+ * line (a call through the library's PLT, the turn passed on the stack) a wait cost 6-10 ns, a
+ * one-node collect of 8 B at 2 PEs 0.115 us -> 0.134 us (two waits a peer; Open MPI, quiet, 30
+ * runs A B / B A). */
+static inline const nodeshm_flag_line_t *coll_await_ready(const nodeshm_team_t *t, coll_turn_t x, int k)
+{
+    const nodeshm_flag_line_t *r = coll_line(t, k, LINE_TURN + x.b);
+    (void)nodeshm_flag_wait_ge(&r->arrive, x.e);
+    return r;
+}
 /* My reads of this turn's publications are over. */
 static inline void coll_mark_done(const nodeshm_team_t *t, coll_turn_t x)
 {

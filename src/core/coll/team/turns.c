@@ -99,14 +99,6 @@ void coll_publish(nodeshm_team_t *t, coll_turn_t x, uint64_t size, uint64_t from
     t->staged[x.b] = x.e;
 }
 
-/* The value cannot run past x.e: k publishes again in turn b only after I said done. */
-const nodeshm_flag_line_t *coll_await_ready(const nodeshm_team_t *t, coll_turn_t x, int k)
-{
-    const nodeshm_flag_line_t *r = coll_line(t, k, LINE_TURN + x.b);
-    (void)nodeshm_flag_wait_ge(&r->arrive, x.e);
-    return r;
-}
-
 /* Before a team's slot is freed: waits until node peers are done with my staging and small-ring
  * entries, on every team with node peers (scans between nodes use them too), so that the slot's
  * next team starts from a clean ring. */
