@@ -89,7 +89,7 @@ static inline void allgather_unpack(nodeshm_pub_t *p, int k, const char *from)
 
 static const nodeshm_pub_ops_t allgather_ops = {.post = nsm_pub_post, .await = nsm_pub_await, .done = nsm_pub_done,
                                                 .claim = allgather_claim, .pack = allgather_pack,
-                                                .unpack = allgather_unpack};
+                                                .unpack = allgather_unpack, .from_me = 1};
 
 static int allgather_node(nsm_state_t *s, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                           void *recvbuf, const blocks_t *g, MPI_Datatype recvtype, MPI_Comm comm, int op)

@@ -2,8 +2,9 @@
  * (issue 17).
  *
  * Every member publishes its piece (claims where it goes, packs it there, posts), then copies
- * every member's piece, its own too, in member order into its output: it awaits member k, which
- * says where k's piece is, and unpacks it at k's place (publish.h).  One flag phase, no node
+ * every member's piece, its own too, into its output, from its own round or in member order
+ * (the ops' from_me): it awaits member k, which says where k's piece is, and unpacks it at k's
+ * place (publish.h).  One flag phase, no node
  * barrier: a member copies piece k as soon as k posted, and nobody waits for a reader here (a
  * face whose readers copy a member's source in place makes that member wait for their done after
  * the call).  Sizes are fixed (MPI_Allgather, shmem fcollect) or per member: known to all
@@ -43,7 +44,8 @@ static inline __attribute__((always_inline)) int nodeshm_collect(const nodeshm_p
         for (int k = 0; k < n; k++) total += ops->size(p, k);
         rc = ops->check(p, total);
     }
-    for (int k = 0; !rc && k < n; k++) ops->unpack(p, k, k == me ? mine : ops->await(p, k, NODESHM_PUB_DATA));
+    for (int i = 0, k = ops->from_me ? me : 0; !rc && i < n; i++, k = k + 1 == n ? 0 : k + 1)
+        ops->unpack(p, k, k == me ? mine : ops->await(p, k, NODESHM_PUB_DATA));
     ops->done(p); /* after a failed check too: nobody waits forever */
     return rc;
 }

@@ -112,7 +112,7 @@ static const nodeshm_pub_ops_t collect_ops = {.post = collect_post, .await = col
 static const nodeshm_pub_ops_t fcollect_ops = {.post = collect_post, .await = collect_await, .done = collect_done,
                                                .claim = collect_claim, .pack = collect_pack,
                                                .unpack = fcollect_unpack, .size = fcollect_size,
-                                               .check = collect_check};
+                                               .check = collect_check, .from_me = 1};
 
 /* One node: core/coll/collect.h.  A member whose piece was read from its source waits for the
  * others' done before returning. */
