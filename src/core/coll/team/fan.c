@@ -85,14 +85,17 @@ static inline int released_rc(const nodeshm_flag_line_t *r) { return (int)(int64
  * messages, MPI_Improbe + MPI_Mrecv, cost 1.7 us a call more than MPI_Allgatherv at 2 hosts x 1
  * under MPICH, 0.81x).  The last member's size is left out: the receiver has it from the
  * message's length (the messages stay as short as MPI's own: MPICH over OFI tcp sends up to 128 B
- * as one inject, and an 8-byte header made a 128-byte collect at 2 hosts x 1 0.49x).  A node's
+ * as one inject, and an 8-byte header made a 128-byte collect at 2 hosts x 1 0.49x).  Where all
+ * of a node's pieces have one size (collect used as fcollect, as codes often do) no size goes at
+ * all (TAG_COLLECT_EQUAL: each is the length over the node's members): at 2 hosts x 2 the one
+ * size left took a node's two 64-byte pieces past those 128 B (0.64x of MPI_Allgatherv).  A node's
  * pieces above COLLECT_INLINE_MAX in total go in a message of their own (TAG_COLLECT_DATA)
  * received straight into dest, after a head of all its sizes (TAG_COLLECT_HEAD; the last one
  * first).  Sizes and pieces in team order (nodes are runs of the team); off: every member's
  * offset in dest, off[n] the total; mysz and pieces: my node's members' (comm's ranks are node
  * numbers).  Only collect sends point-to-point messages on the leaders' communicator, one
  * collective at a time: a receive from node j with any tag takes j's next message of this call. */
-enum { TAG_COLLECT = 1, TAG_COLLECT_DATA = 2, TAG_COLLECT_HEAD = 4 };
+enum { TAG_COLLECT = 1, TAG_COLLECT_DATA = 2, TAG_COLLECT_HEAD = 4, TAG_COLLECT_EQUAL = 8 };
 #define COLLECT_INLINE_MAX ((size_t)64 << 10)
 
 static int collect_exchange(const char *call, const nodeshm_team_t *t, MPI_Comm comm, char *d,
@@ -104,7 +107,8 @@ static int collect_exchange(const char *call, const nodeshm_team_t *t, MPI_Comm 
     uint64_t *sz = malloc(w * (size_t)n);
     size_t total = 0; /* my node's */
     for (int k = 0; sz && k < np; k++) total += sz[first + k] = mysz[k];
-    int inl = total <= COLLECT_INLINE_MAX;
+    int inl = total <= COLLECT_INLINE_MAX, equal = inl;
+    for (int k = 1; equal && k < np; k++) equal = mysz[k] == mysz[0];
     /* msg: my last member's size, the others' in order, the pieces (inline: from the second word) */
     char *msg = malloc(w * (size_t)np + total), **in = calloc((size_t)nn, sizeof(char *));
     /* nn receives; then up to 2 sends and 1 data receive per node */
@@ -130,8 +134,10 @@ static int collect_exchange(const char *call, const nodeshm_team_t *t, MPI_Comm 
         if (sz[first + k]) memcpy(msg + p, pieces[k], sz[first + k]);
     for (int j = 0; !rc && j < nn; j++) {
         if (j == mine) continue;
-        if ((inl ? MPI_Isend(msg + w, (int)(w * (size_t)(np - 1) + total), MPI_BYTE, j, TAG_COLLECT,
-                             comm, &sreq[nsend++])
+        if ((equal ? MPI_Isend(msg + w * (size_t)np, (int)total, MPI_BYTE, j, TAG_COLLECT_EQUAL, comm,
+                               &sreq[nsend++])
+             : inl ? MPI_Isend(msg + w, (int)(w * (size_t)(np - 1) + total), MPI_BYTE, j, TAG_COLLECT,
+                               comm, &sreq[nsend++])
                  : MPI_Isend(msg, (int)(w * (size_t)np), MPI_BYTE, j, TAG_COLLECT_HEAD, comm,
                              &sreq[nsend++])) != MPI_SUCCESS ||
             (!inl && MPI_Isend(msg + w * (size_t)np, (int)total, MPI_BYTE, j, TAG_COLLECT_DATA,
@@ -155,6 +161,11 @@ static int collect_exchange(const char *call, const nodeshm_team_t *t, MPI_Comm 
         if (st[j].MPI_TAG == TAG_COLLECT_HEAD) {
             memcpy(&sz[hi - 1], in[j], w);
             memcpy(sz + lo, in[j] + w, known);
+        } else if (st[j].MPI_TAG == TAG_COLLECT_EQUAL) {
+            if (rest % (size_t)(hi - lo)) /* not one size for each of its members */
+                rc = nodeshm_report(NODESHM_ERR_MPI, call, "node %d's collect message of equal pieces: "
+                                    "%zu bytes for %d members", j, rest, hi - lo);
+            for (int i = lo; i < hi; i++) sz[i] = rest / (size_t)(hi - lo);
         } else {
             memcpy(sz + lo, in[j], known);
             for (int i = lo; i < hi - 1; i++) sum += sz[i];
