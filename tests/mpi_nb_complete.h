@@ -1,9 +1,10 @@
-/* MPI tests of the non-blocking collectives (mpi_nonblocking.c, mpi_nonblocking_v.c): compute
- * between starts and waits, completing an array of requests in one of eight ways, chosen per rank
- * and round (Waitall, Wait in reverse, Waitany, Waitsome, Testall with compute between: overlap,
- * Test and Testany in a random order, Testsome, Request_get_status then Wait), each request
- * returned complete once only, with a point-to-point ring in the same array; the values' formula
- * and the interposer's per-op counters.  mpi_persistent.c completes its requests the same way. */
+/* MPI tests of the non-blocking collectives (mpi_nonblocking.c, mpi_nonblocking_v.c,
+ * mpi_nb_bcast.c): compute between starts and waits, completing an array of requests in one of
+ * eight ways, chosen per rank and round (Waitall, Wait in reverse, Waitany, Waitsome, Testall
+ * with compute between: overlap, Test and Testany in a random order, Testsome,
+ * Request_get_status then Wait), each request returned complete once only, with a point-to-point
+ * ring in the same array; the values' formula and the interposer's per-op counters.
+ * mpi_persistent.c completes its requests the same way. */
 #ifndef NODESHM_TESTS_MPI_NB_COMPLETE_H
 #define NODESHM_TESTS_MPI_NB_COMPLETE_H
 #include "mpi_check.h"
@@ -140,7 +141,7 @@ static __attribute__((unused)) const char *complete_round(int r, int n, MPI_Requ
     return how;
 }
 
-/* The command line both tests take (0, or 2 after a usage message); loads the counter. */
+/* The command line these tests take (0, or 2 after a usage message); loads the counter. */
 static int expect_accel, expect_none, window = 16384, rounds = 10;
 static int __attribute__((unused)) nb_args(int argc, char **argv, const char *prog)
 {
@@ -162,7 +163,24 @@ static int __attribute__((unused)) nb_args(int argc, char **argv, const char *pr
     return 0;
 }
 
-/* The end of both tests: each op's counter moved by exactly want[i] since before[i] (none with
+/* MPI_Init, the seed, the command line (nb_args) and a window above the small ring's 4 KiB (the
+ * tests pick sizes between the two); returns MPI_COMM_WORLD's size, or 0 after a usage message
+ * (MPI finalized: exit with 2). */
+static int __attribute__((unused)) nb_init(int *argc, char ***argv, const char *prog)
+{
+    int wsize;
+    MPI_Init(argc, argv);
+    mpi_check_seed();
+    if (nb_args(*argc, *argv, prog)) {
+        MPI_Finalize();
+        return 0;
+    }
+    if (window <= 4096) window = 4097 + 4096;
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    return wsize;
+}
+
+/* The end of these tests: each op's counter moved by exactly want[i] since before[i] (none with
  * --expect-none); every op expected somewhere where the test can expect any (one_node: the
  * first communicator lies on one node); the verdict on rank 0.  Returns the exit status. */
 static int __attribute__((unused)) nb_finish(const char *prog, int nops, const char *const *names, const long *before,

@@ -239,15 +239,8 @@ static void deep(MPI_Comm comm, int active, int n_small, int n_big)
 int main(int argc, char **argv)
 {
     rounds = 12;
-    MPI_Init(&argc, &argv);
-    mpi_check_seed();
-    if (nb_args(argc, argv, "mpi_nonblocking")) {
-        MPI_Finalize();
-        return 2;
-    }
-    if (window <= 4096) window = 4097 + 4096;
-    int wsize;
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    int wsize = nb_init(&argc, &argv, "mpi_nonblocking");
+    if (!wsize) return 2;
     long before[NOPS];
     for (int i = 0; i < NOPS; i++) before[i] = acc(op_name[i]);
 

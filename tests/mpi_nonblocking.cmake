@@ -19,7 +19,7 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   foreach(op IBCAST IREDUCE IGATHER ISCATTER IALLGATHER)
     list(APPEND nb_env NODESHM_MPI_${op}_MIN=0)
   endforeach()
-  foreach(prog mpi_nonblocking mpi_nonblocking_v mpi_nb_status)
+  foreach(prog mpi_nonblocking mpi_nonblocking_v mpi_nb_status mpi_nb_bcast)
     nodeshm_add_interposer_programs(${prog})
   endforeach()
   foreach(prog mpi_nonblocking mpi_nonblocking_v)
@@ -72,6 +72,25 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
     set_tests_properties(${prog}_preload_np4 PROPERTIES TIMEOUT 300 LABELS "mpi;np4"
       PASS_REGULAR_EXPRESSION "${_pass}" ENVIRONMENT "${nb_env}")
   endforeach()
+  # tests/mpi_nb_bcast.c: MPI_Ibcast alone, counted per call: several outstanding per communicator
+  # and root, every root, each rank's own datatype (vectors with gaps), deeper than the buffers.
+  # On one node it runs core/coll/bcast.h's step form (src/mpi/bcast.c): 2, 3, 4 and 8 ranks, one
+  # bank, preloaded; between pseudo-nodes (2 and 2, 2 and 1) nonblocking_nodes.c's steps, whose
+  # root's node reads as on one node; switched off (no counter moves)
+  set(_pass "mpi_nb_bcast: PASS")
+  nodeshm_add_mpi_test(NAME mpi_nb_bcast NP 2 3 4 8 ARGS --expect-accel TIMEOUT 300 PASS_REGEX "${_pass}"
+                       ENV ${nb_env})
+  nodeshm_add_mpi_test(NAME mpi_nb_bcast NP 3 ARGS --expect-accel TIMEOUT 300 PASS_REGEX "${_pass}"
+                       ENV ${nb_env} NODESHM_MPI_BANKS=1 SUFFIX _one_bank)
+  nodeshm_add_mpi_test(NAME mpi_nb_bcast NP 3 4 PES_PER_NODE 2 ARGS --expect-accel TIMEOUT 300
+                       PASS_REGEX "${_pass}" ENV ${nb_env})
+  nodeshm_add_mpi_test(NAME mpi_nb_bcast NP 4 ARGS --expect-none TIMEOUT 300 PASS_REGEX "${_pass}"
+                       ENV ${nb_env} NODESHM_MPI_DISABLE=ibcast SUFFIX _disabled)
+  add_test(NAME mpi_nb_bcast_preload_np4
+    COMMAND "${NODESHM_OSHRUN}" -np 4 "${NODESHM_ENV_PROGRAM}"
+            "LD_PRELOAD=$<TARGET_FILE:nodeshm_mpi>" $<TARGET_FILE:nodeshm_t_mpi_nb_bcast_plain> --expect-accel)
+  set_tests_properties(mpi_nb_bcast_preload_np4 PROPERTIES TIMEOUT 300 LABELS "mpi;np4"
+    PASS_REGULAR_EXPRESSION "${_pass}" ENVIRONMENT "${nb_env}")
   # tests/mpi_nb_status.c: MPI_Cancel refused on requests of ours (non-blocking and persistent:
   # MPI_ERR_REQUEST through the communicator's error handler, the request left as it was; the
   # default handler's abort, _fatal), MPI_Request_free on non-blocking ones and active persistent

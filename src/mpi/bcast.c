@@ -1,5 +1,6 @@
 /* libnodeshm_mpi: MPI_Bcast, core/coll/bcast.h's broadcast on a communicator's node area
- * (publish.h): the root packs into the node's result area, node peers unpack from it; between
+ * (publish.h), and on one node MPI_Ibcast's steps, its step form (below; the request machinery is
+ * nonblocking.c's): the root packs into the node's result area, node peers unpack from it; between
  * nodes the root sends the packed bytes to the other nodes' leaders itself (up to
  * NSM_ROOT_DIRECT_NODES nodes; beyond, the leaders broadcast them: leaders.h), which receive
  * into their result area and publish it to their node.  Here: the checks and hand-overs, and
@@ -10,6 +11,7 @@
  * modified in the root core's cache), and no size or rank count gained. */
 #include "mpi/nsmpi.h"
 #include "mpi/leaders.h"
+#include "mpi/nonblocking.h"
 #include "mpi/publish.h"
 #include "core/coll/bcast.h"
 
@@ -77,6 +79,59 @@ static inline int bcast_leaders(nodeshm_pub_t *p, void *buf, size_t bytes)
 static const nodeshm_pub_ops_t bcast_ops = {.post = nsm_pub_post, .await = bcast_await, .done = nsm_pub_done,
                                             .claim = bcast_claim, .pack = bcast_pack,
                                             .unpack = bcast_unpack, .bcast = bcast_leaders};
+
+/* ---------------------------------------------------------------- MPI_Ibcast on one node
+ * core/coll/bcast.h's step form as the progress engine's steps of an op (nonblocking.c starts
+ * them; persistent.c's MPI_Bcast_init too): the root publishes at its publish step, which the
+ * engine takes once the op's buffers are free (its `writes`), and is complete; the others copy
+ * out at a complete step once the root's arrive flag says it posted.  The lane raises the done
+ * flag over completed ops in sequence order, so the ops' own done does nothing. */
+
+/* An op's publications: a call's, and the result area the op took at its start (the area's
+ * current one may be a later op's by now) */
+typedef struct nsm_ibcast_pub {
+    nsm_bcast_pub_t b;
+    char *result;
+} nsm_ibcast_pub_t;
+static inline char *ibcast_result(const nodeshm_pub_t *p) { return ((const nsm_ibcast_pub_t *)p)->result; }
+
+static inline char *ibcast_claim(nodeshm_pub_t *p) { return ibcast_result(p); }
+/* bcast_await's test: the op's result area once the publisher has posted, else NULL */
+static inline const char *ibcast_ready(const nodeshm_pub_t *p, int k, int what)
+{
+    (void)what;
+    const nsm_pub_t *c = nsm_pub_of(p);
+    return nodeshm_flags_arrived(&c->s->area.flags, k, c->seq) ? ibcast_result(p) : NULL;
+}
+static inline void ibcast_done(nodeshm_pub_t *p) { (void)p; }
+static const nodeshm_pub_ops_t ibcast_ops = {.post = nsm_pub_post, .ready = ibcast_ready, .done = ibcast_done,
+                                             .claim = ibcast_claim, .pack = bcast_pack, .unpack = bcast_unpack};
+
+/* The op's publications: its sequence number and result area, its arguments (root_nr: on one
+ * node the root's node rank too) */
+static inline void ibcast_pub(nsm_ibcast_pub_t *i, const nodeshm_nb_t *nb)
+{
+    const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
+    nsm_bcast_pub_t *b = &i->b;
+    i->result = nb->bufs.result;
+    b->buf = o->recvbuf, b->count = o->rcount, b->comm = o->s->comm, b->bytes = o->bytes, b->root = o->root_nr;
+    nsm_pub_start(&b->c, o->s, nb->seq, o->rtype, MPI_OP_NULL);
+}
+
+int nsm_ibcast_publish(nodeshm_nb_t *nb)
+{
+    nsm_ibcast_pub_t i;
+    ibcast_pub(&i, nb);
+    (void)nodeshm_bcast_start(&ibcast_ops, &i.b.c.p, i.b.root);
+    return 1;
+}
+
+int nsm_ibcast_complete(nodeshm_nb_t *nb)
+{
+    nsm_ibcast_pub_t i;
+    ibcast_pub(&i, nb);
+    return nodeshm_bcast_test(&ibcast_ops, &i.b.c.p, i.b.root);
+}
 
 NSM_BODY int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {

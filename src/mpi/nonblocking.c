@@ -14,7 +14,8 @@
  *               reduces all of them, in node rank order (the same bits everywhere), into its
  *               receive buffer: one flag round, no second one that would need the peers again
  *   Ibcast      the root packs its message into the result area (done at once); the others
- *               unpack it once the root's flag says it is there
+ *               unpack it once the root's flag says it is there: the blocking broadcast's
+ *               code, core/coll/bcast.h's step form (bcast.c)
  * Beyond the buffers' depth (the ring's entries, 256 calls up to 4 KiB; 2 banks above) a start
  * publishes at a later Test/Wait instead (progress.h).
  *
@@ -252,23 +253,8 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 
 /* ---------------------------------------------------------------- MPI_Ibcast */
 
-/* the root packs its message into the result area; the others unpack it once it is there */
-static int bcast_publish(nodeshm_nb_t *nb)
-{
-    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
-    if (!nb->writes) return 1; /* not the root: nothing to put */
-    nsm_pack(nb->bufs.result, o->bytes, o->recvbuf, o->rcount, o->rtype, o->s->comm);
-    nodeshm_flags_arrive(&nb->lane->area->flags, nb->seq);
-    return 1;
-}
-static int bcast_complete(nodeshm_nb_t *nb)
-{
-    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
-    if (nb->writes) return 1; /* the root: its message is in place */
-    if (!nodeshm_nb_arrived(nb, o->root_nr)) return 0;
-    nsm_unpack(o->recvbuf, o->rcount, o->rtype, nb->bufs.result, o->bytes, o->s->comm);
-    return 1;
-}
+/* On one node the steps are the broadcast's (bcast.c: core/coll/bcast.h's step form): the root
+ * packs its message into the result area, the others unpack it once it is there */
 
 NSM_BODY int accelerated_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                                 MPI_Request *request)
@@ -285,7 +271,7 @@ NSM_BODY int accelerated_Ibcast(void *buf, int count, MPI_Datatype type, int roo
         NSM_WHY(NSM_WHY_EMPTY);
         return nsm_nb_empty(request);
     }
-    nsm_nb_op_t *o = nsm_nb_new(s, bcast_publish, bcast_complete, request);
+    nsm_nb_op_t *o = nsm_nb_new(s, nsm_ibcast_publish, nsm_ibcast_complete, request);
     o->recvbuf = buf;
     o->rcount = count;
     nsm_nb_recv_type(o, type);
@@ -426,6 +412,6 @@ int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 
 /* the persistent forms' steps (persistent.c) */
 const nsm_nb_steps_t nsm_nb_barrier_steps = {barrier_publish, barrier_complete},
-                     nsm_nb_bcast_steps = {bcast_publish, bcast_complete},
+                     nsm_nb_bcast_steps = {nsm_ibcast_publish, nsm_ibcast_complete},
                      nsm_nb_allreduce_steps = {reduction_publish, allreduce_complete},
                      nsm_nb_reduce_steps = {reduction_publish, nsm_nb_reduce_complete};

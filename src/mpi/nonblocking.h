@@ -136,6 +136,10 @@ int nsm_nb_refused(const char *call, MPI_Comm comm, const char *what, const char
  * NSM_HANDED_OVER: not ours. */
 int nsm_nb_request_free(MPI_Request *request);
 
+/* MPI_Ibcast's steps on one node (bcast.c: core/coll/bcast.h's step form on the op's buffers). */
+int nsm_ibcast_publish(nodeshm_nb_t *nb);
+int nsm_ibcast_complete(nodeshm_nb_t *nb);
+
 /* Each op's steps, for persistent.c (the persistent forms start the same ops): nonblocking.c
  * barrier, bcast, allreduce, reduce; nonblocking_rooted.c gather, allgather, scatter. */
 typedef struct nsm_nb_steps {

@@ -66,10 +66,14 @@ static inline void nodeshm_flags_done(const nodeshm_flags_t *f, uint64_t seq)
 {
     nodeshm_flag_store(&nodeshm_flags_mine(f)->done, seq);
 }
-/* Waits until member i's data of seq is in place. */
+/* Waits until member i's data of seq is in place; whether it is, without waiting. */
 static inline void nodeshm_flags_wait_arrive(const nodeshm_flags_t *f, int i, uint64_t seq)
 {
     (void)nodeshm_flag_wait_ge(&f->lines[i].arrive, seq);
+}
+static inline int nodeshm_flags_arrived(const nodeshm_flags_t *f, int i, uint64_t seq)
+{
+    return nodeshm_flag_load(&f->lines[i].arrive) >= seq;
 }
 /* The leader's release line: the leader raises it, the other members wait for it. */
 static inline void nodeshm_flags_release(const nodeshm_flags_t *f, uint64_t seq)

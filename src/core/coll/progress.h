@@ -90,7 +90,7 @@ void nodeshm_nb_drain(nodeshm_nb_lane_t *lane);
 int nodeshm_nb_all_arrived(nodeshm_nb_t *op);
 static inline int nodeshm_nb_arrived(const nodeshm_nb_t *op, int i)
 {
-    return nodeshm_flag_load(&op->lane->area->flags.lines[i].arrive) >= op->seq;
+    return nodeshm_flags_arrived(&op->lane->area->flags, i, op->seq);
 }
 /* Member i's slot of op. */
 static inline char *nodeshm_nb_slot(const nodeshm_nb_t *op, int i)

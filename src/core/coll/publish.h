@@ -15,6 +15,8 @@
  *   post(DATA)     my contribution is published (the face has put it where at(me) says);
  *   await(k, DATA) until member k's is; returns at(k) (one lookup: a second one after the wait
  *                  cost the one-node broadcast 2-13 ns a call, 4-18% at 8 B-4 KiB, quiet);
+ *   ready(k, DATA) await's test, for a family's step form (a non-blocking call's test, which
+ *                  must not wait): at(k) once member k's is published, else NULL;
  *   shared()       the call's node-shared buffer, as large as a contribution, that members
  *                  write in turn (a node result: the scan's node total, then the leaders' answer);
  *   post(SHARED) / await(k, SHARED)  I wrote it / until member k has (returns shared());
@@ -49,7 +51,10 @@
  *     (src/mpi/bcast.c) the result area as every member's claim and at, the datatype's pack and
  *     unpack, the root's sends to the leaders (nsm_root_direct) or their PMPI_Bcast; for
  *     allgather on one node (src/mpi/allgather.c) every member's slot as claim and at, the
- *     datatypes' pack and unpack at each rank's block of the receive buffer;
+ *     datatypes' pack and unpack at each rank's block of the receive buffer; for MPI_Ibcast (and
+ *     MPI_Bcast_init's starts) on one node broadcast's ops on the buffers the op took at its
+ *     start, ready the arrive flag's test, and a done that does nothing: the progress engine
+ *     raises a lane's done flag over its completed ops in sequence order (core/coll/progress.h);
  *   OpenSHMEM (core/coll/team/publish.h): a team's turn (turns.c: staging, or small.c's ring
  *     for small contributions), the turn lines of the members' control blocks (DATA: arrive, or
  *     the ring entry's epoch; SHARED: reduced), the last member's staging buffer of the turn as
@@ -91,6 +96,7 @@ typedef struct nodeshm_pub {
 typedef struct nodeshm_pub_ops {
     void (*post)(nodeshm_pub_t *p, int what);
     const char *(*await)(const nodeshm_pub_t *p, int k, int what);
+    const char *(*ready)(const nodeshm_pub_t *p, int k, int what); /* the step forms' */
     char *(*shared)(nodeshm_pub_t *p);
     void (*done)(nodeshm_pub_t *p);
     int (*exscan)(nodeshm_pub_t *p, void *buf, size_t count);
