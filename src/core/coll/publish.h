@@ -25,8 +25,8 @@
  *   pack(to) / unpack(k, from)  the face's own buffers: my data (broadcast's root, collect's
  *                  every member) into `to`; member k's data, at `from`, into my output where k's
  *                  goes (broadcast: the publisher's, the whole output; collect: each member's
- *                  piece at its place, mine too, in the order the ops' from_me says), where the MPI face
- *                  packs and unpacks datatypes;
+ *                  piece at its place, mine too, in the order the ops' from_me says), where
+ *                  the MPI face packs and unpacks datatypes;
  *   size(k) / check(total)  collect's: the bytes of member k's piece (where each member's size
  *                  comes with its piece, the OpenSHMEM collect's, it awaits k's post for it),
  *                  and whether my output holds `total` bytes (the OpenSHMEM face's symmetric

@@ -37,6 +37,14 @@ static int bcast_bytes(const char *call, void *buf, size_t n, int root, MPI_Comm
 #define BCAST_EAGER_CORES ((size_t)1024)
 static size_t bcast_eager_max(void) { return coll_owner_waits_eager_max(BCAST_EAGER_CORES); }
 
+/* The root's index among its node's members (node_members is in team order), on its node */
+static int root_member(const nodeshm_team_t *t, int root)
+{
+    int k = 0;
+    while (t->node_members[k] != root) k++;
+    return k;
+}
+
 /* ---- this face's publications of a broadcast (core/coll/publish.h) ----------------------------- */
 /* One call's publications (small: in the ring, else staged; call, leaders: the leaders'
  * exchange); alone on its node the publisher stages nothing (nobody reads it): the root
@@ -137,9 +145,7 @@ static inline __attribute__((always_inline)) int bcast_published(const char *cal
 {
     /* on a one-node team node member k is team member k */
     int n = t->node_n_pes, root_node = t->node_of[root], i_root = t->my_pe == root;
-    int root_k = t->n_nodes == 1 ? root : 0;
-    if (t->n_nodes > 1 && t->my_node == root_node)
-        while (t->node_members[root_k] != root) root_k++;
+    int root_k = t->n_nodes == 1 ? root : t->my_node == root_node ? root_member(t, root) : 0;
     bcast_pub_t b = {.p = {n, t->node_my_pe, t->n_nodes, t->my_node}, .t = t, .x = x, .nbytes = nbytes,
                      .dest = dest, .src = src, .small = n > 1 && nbytes <= coll_small_max(), .root = root,
                      .root_node = root_node, .pub = t->my_node == root_node ? root_k : 0, .call = call,
@@ -224,9 +230,7 @@ int nodeshm_coll_broadcast(const char *call, nodeshm_team_t *t, void *dest, cons
     int pipelined = nbytes >= BCAST_PIPE_MIN;
     coll_node_sync(t, e + 1);
     if (t->my_node == root_node) {
-        int root_local = 0;
-        while (t->node_members[root_local] != root) root_local++;
-        const char *rsrc = coll_at_member(t, src, root_local);
+        const char *rsrc = coll_at_member(t, src, root_member(t, root));
         if ((char *)dest != rsrc && (root_dest || t->my_pe != root)) memcpy(dest, rsrc, nbytes);
         if (leader) rc = bcast_leaders(call, t, e, (void *)rsrc, nbytes, root_node, leaders, pipelined);
     } else if (leader) {

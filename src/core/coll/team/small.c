@@ -24,7 +24,9 @@
 #include "core/coll/team/team_coll.h"
 
 #define SMALL_DEPTH NODESHM_COLL_SMALL_DEPTH
-#define SMALL_MAX (NODESHM_COLL_SMALL_ENTRY - COLL_SMALL_HEAD)
+#define SMALL_HEAD 16 /* bytes before the payload: the epoch, then padding (16: payload aligned
+                       * for any element type) */
+#define SMALL_MAX (NODESHM_COLL_SMALL_ENTRY - SMALL_HEAD)
 _Static_assert(NODESHM_COLL_SMALL_ENTRY % 64 == 0, "entries are whole cache lines");
 enum { KNOWN = 0 }; /* word of my LINE_SMALL: the lowest peers' done I last saw */
 
@@ -35,6 +37,12 @@ enum { KNOWN = 0 }; /* word of my LINE_SMALL: the lowest peers' done I last saw 
  * agree on nodeshm_wait_oversubscribed, hence on the path. */
 #define SMALL_MAX_CORES ((size_t)256)
 size_t coll_small_max(void) { return nodeshm_wait_oversubscribed ? SMALL_MAX : SMALL_MAX_CORES; }
+
+static inline uint64_t *small_entry(const nodeshm_team_t *t, int node_member, uint64_t seq)
+{
+    return (uint64_t *)(void *)nodeshm_ctrl_of(t->node_local[node_member])
+        ->small[t->slot][seq % SMALL_DEPTH];
+}
 
 /* Waits until every node peer is done with the small collective of epoch `last` (0: none). */
 static void small_await_peers(const nodeshm_team_t *t, uint64_t last)
@@ -47,33 +55,33 @@ static void small_await_peers(const nodeshm_team_t *t, uint64_t last)
 /* My entry for this collective, free to be rewritten. */
 char *coll_small_claim(const nodeshm_team_t *t, coll_turn_t x)
 {
-    uint64_t *entry = coll_small_entry(t, t->node_my_pe, x.seq);
+    uint64_t *entry = small_entry(t, t->node_my_pe, x.seq);
     small_await_peers(t, __atomic_load_n(entry, __ATOMIC_RELAXED));
-    return (char *)entry + COLL_SMALL_HEAD;
+    return (char *)entry + SMALL_HEAD;
 }
 
 void coll_small_publish(const nodeshm_team_t *t, coll_turn_t x)
 {
-    nodeshm_flag_store(coll_small_entry(t, t->node_my_pe, x.seq), x.e);
+    nodeshm_flag_store(small_entry(t, t->node_my_pe, x.seq), x.e);
 }
 
 /* Waits for node member k's contribution to this collective; returns its payload. */
 const char *coll_small_await(const nodeshm_team_t *t, coll_turn_t x, int k)
 {
-    const uint64_t *entry = coll_small_entry(t, k, x.seq);
+    const uint64_t *entry = small_entry(t, k, x.seq);
     (void)nodeshm_flag_wait_ge(entry, x.e);
-    return (const char *)entry + COLL_SMALL_HEAD;
+    return (const char *)entry + SMALL_HEAD;
 }
 
 void coll_small_retire(nodeshm_team_t *t)
 {
     uint64_t last = 0;
     for (int i = 0; i < SMALL_DEPTH; i++) {
-        uint64_t e = __atomic_load_n(coll_small_entry(t, t->node_my_pe, (uint64_t)i), __ATOMIC_RELAXED);
+        uint64_t e = __atomic_load_n(small_entry(t, t->node_my_pe, (uint64_t)i), __ATOMIC_RELAXED);
         last = e > last ? e : last;
     }
     small_await_peers(t, last);
     for (int i = 0; i < SMALL_DEPTH; i++)
-        __atomic_store_n(coll_small_entry(t, t->node_my_pe, (uint64_t)i), 0, __ATOMIC_RELAXED);
+        __atomic_store_n(small_entry(t, t->node_my_pe, (uint64_t)i), 0, __ATOMIC_RELAXED);
     coll_my_line(t, LINE_SMALL)->word[KNOWN] = 0;
 }

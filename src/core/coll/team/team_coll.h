@@ -132,19 +132,6 @@ size_t coll_owner_waits_eager_max(size_t with_cores);
 #define COPY_EAGER_DEFAULT ((size_t)4096)
 
 /* ---- small contributions (small.c) ---------------------------------------------------------------- */
-#define COLL_SMALL_HEAD 16 /* bytes of an entry before the payload: the epoch, then padding (16:
-                            * payload aligned for any element type) */
-/* Node member k's ring entry for collective number seq (word 0: the epoch of its publication). */
-static inline uint64_t *coll_small_entry(const nodeshm_team_t *t, int node_member, uint64_t seq)
-{
-    return (uint64_t *)(void *)nodeshm_ctrl_of(t->node_local[node_member])
-        ->small[t->slot][seq % NODESHM_COLL_SMALL_DEPTH];
-}
-/* Node member k's payload of this collective, not waiting (coll_small_await waits for it). */
-static inline const char *coll_small_at(const nodeshm_team_t *t, coll_turn_t x, int k)
-{
-    return (const char *)coll_small_entry(t, k, x.seq) + COLL_SMALL_HEAD;
-}
 size_t coll_small_max(void);
 char *coll_small_claim(const nodeshm_team_t *t, coll_turn_t x);
 void coll_small_publish(const nodeshm_team_t *t, coll_turn_t x);
