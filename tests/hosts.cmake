@@ -55,6 +55,12 @@ nodeshm_add_script_test(NAME host_kill_np4_host2 TIMEOUT 90 ENV NODESHM_VICTIM_S
   COMMAND host_kill.sh 2 4 $<TARGET_FILE:nodeshm_t_kill_victim>)
 set_tests_properties(host_kill_np4_host2 PROPERTIES SKIP_RETURN_CODE 77 LABELS "script;hosts")
 
+# Open MPI's launcher starts although killed launchers left rendezvous directories for the pids
+# it may get (the agent gives it a TMPDIR of its own: a CI failure, amo_np3_host3, exit 213).
+nodeshm_add_script_test(NAME launcher_stale_np2_host2 TIMEOUT 120
+  COMMAND launcher_stale.sh $<TARGET_FILE:nodeshm_t_smoke> 2)
+set_tests_properties(launcher_stale_np2_host2 PROPERTIES SKIP_RETURN_CODE 77 LABELS "script;hosts")
+
 # ---- 3 hosts (issue 16): 1 or 2 PEs per host (np3, np6), and uneven hosts (np5: 2+2+1) ----
 # Three nodes make a leaders' communicator of three, which two cannot: rings and trees with a
 # middle, a root node that is neither first nor last, a node with one PE only (np3, np5). The
