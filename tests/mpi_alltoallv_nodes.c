@@ -15,7 +15,7 @@
 
 #include <dlfcn.h>
 
-enum { PATTERNS = 8, ROUNDS = 3 };
+enum { PATTERNS = 10, ROUNDS = 3 };
 
 static long (*op_fn)(const char *);
 static long a2av_count(void) { return op_fn ? op_fn("alltoallv") : 0; }
@@ -52,6 +52,12 @@ static int count_of(int p, int it, int i, int j, int size, int elem, int in_plac
         return i == it % size && j == (it + 1) % size ? T : 1;
     case 6: /* the first half of the ranks sends nothing, the rest small irregular blocks */
         return i < size / 2 ? 0 : (int)(h % 5);
+    case 8: /* each rank with the ranks of its parity only, blocks of 1-128 B: under MPICH the
+             * node pairs' blocks go rank to rank (core/coll/library_wins.h) */
+        return (i ^ j) & 1 ? 0 : 1 + (int)((h >> 8) % (uint64_t)(128 / elem < T ? 128 / elem : T));
+    case 9: /* as 8 from lower to higher ranks, one element per pair the other way: some node
+             * pairs rank to rank one way and through the leaders the other */
+        return i > j ? 1 : (i ^ j) & 1 ? 0 : 1 + (int)((h >> 8) % (uint64_t)(128 / elem < T ? 128 / elem : T));
     default: /* tiny: 0-3 elements */
         return (int)(h % 4);
     }

@@ -131,6 +131,24 @@ int nsm_a2a_fits(const nsm_state_t *s, size_t stride)
 }
 
 /* Alltoallv's and Ialltoallv's leaders between nodes (nsmpi.h says what they post). */
+int nsm_a2av_pair_direct(const nsm_state_t *s, const char *result, int k, int out)
+{
+    if (k == s->my_node || nsm_cfg.pes_per_node) return 0; /* pseudo-nodes race the library's shm */
+    const int first = s->node_first[k], count = s->node_count[k];
+    int nonzero = 0, largest = 0;
+    size_t total = 0;
+    for (int i = 0; i < s->node_size; i++) {
+        const int *len = nsm_a2av_line(s, result, i) + (out ? 0 : s->size) + first;
+        for (int m = 0; m < count; m++) {
+            nonzero += len[m] > 0;
+            total += (size_t)len[m];
+            if (len[m] > largest) largest = len[m];
+        }
+    }
+    return out ? nodeshm_nodes_alltoallv_pair_direct(s->node_size, count, nonzero, (size_t)largest, total)
+               : nodeshm_nodes_alltoallv_pair_direct(count, s->node_size, nonzero, (size_t)largest, total);
+}
+
 int nsm_a2av_leaders_post(const nsm_state_t *s, const char *result, char *stage, size_t stride, MPI_Request *req)
 {
     /* the lengths of the stage's blocks, from the members' lines (nsm_a2av_note): member i to
@@ -156,6 +174,7 @@ int nsm_a2av_leaders_post(const nsm_state_t *s, const char *result, char *stage,
         for (int k = 0; k < s->n_nodes; k++) {
             int send_at, recv_at, blocks = a2a_pair_blocks(s, k, &send_at, &recv_at);
             const int *len = dir ? send_len + send_at : recv_len + recv_at;
+            if (blocks && nsm_a2av_pair_direct(s, result, k, dir)) continue; /* rank to rank */
             MPI_Datatype t = blocks ? a2a_blocks_type(blocks, stride, len) : MPI_DATATYPE_NULL;
             if (t == MPI_DATATYPE_NULL) continue;
             char *at = dir ? stage + (size_t)send_at * stride : recv_half + (size_t)recv_at * stride;

@@ -31,6 +31,11 @@
  * largest size or the whole call to the MPI library): a network round trip before the data
  * that the libraries' own alltoallv never pays, and max-block bytes for every pair of a sparse
  * exchange.
+ * A sparse node pair with small blocks (core/coll/library_wins.h: MPICH, at most half of the
+ * pair's blocks, none above the inject size) skips the leaders: once its node's lines are in,
+ * each rank sends and receives that pair's blocks itself, from the stage's send half into its
+ * receive half, where the leaders would have put them (the leaders leave the pair out alike).
+ * Every wait on the library's requests is by tests under the core's policy (nsm_wait_requests).
  *
  * Counts and displacements come as int (MPI_Alltoallv) or MPI_Count/MPI_Aint (MPI_Alltoallv_c:
  * no conversion, so a count above INT_MAX needs no agreement either: its block is above T, point
@@ -103,13 +108,31 @@ static void publish_blocks(const nsm_state_t *s, size_t T, const nsm_vec_t *sv, 
     for (int r = 0; r < s->size; r++) nsm_a2av_note(s, line, T, r, pair_bytes(sv, ss, r), pair_bytes(rv, rs, r));
 }
 
+/* Between nodes, after my arrive flag: which node pairs' blocks travel rank to rank
+ * (nsm_a2av_pair_direct), dir[2 k + out] for node k; NULL, without a wait, when no block of mine
+ * to or from another node could (core/coll/library_wins.h: none small enough).  Else waits until
+ * my node's lines are all in: what the leader waits for before its exchange anyway. */
+static const char *direct_pairs(nsm_state_t *s, size_t T, uint64_t seq, const nsm_vec_t *sv,
+                                const pair_sides_t *ss, const nsm_vec_t *rv, const pair_sides_t *rs, char *dir)
+{
+    int some = 0;
+    for (int r = 0; r < s->size && !some; r++)
+        some = s->node_of[r] != s->my_node &&
+               (nsm_a2av_may_direct(pair_bytes(sv, ss, r), T) || nsm_a2av_may_direct(pair_bytes(rv, rs, r), T));
+    if (!some) return NULL;
+    nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
+    for (int k = 0; k < s->n_nodes; k++)
+        for (int out = 0; out < 2; out++) dir[2 * k + out] = (char)nsm_a2av_pair_direct(s, s->area.cur.result, k, out);
+    return dir;
+}
+
 /* The leader, between nodes: once its node has arrived, the leaders' exchange of what the
  * members' lines say (alltoall.c), waited for; the release. */
 static void leader_step(nsm_state_t *s, size_t T, uint64_t seq)
 {
     nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
     MPI_Request stack[16], *req = 2 * s->n_nodes <= 16 ? stack : nsm_requests(2 * s->n_nodes, "MPI_Alltoallv");
-    PMPI_Waitall(nsm_a2av_leaders_post(s, s->area.cur.result, s->area.cur.stage, T, req), req, MPI_STATUSES_IGNORE);
+    nsm_wait_requests(nsm_a2av_leaders_post(s, s->area.cur.result, s->area.cur.stage, T, req), req);
     if (req != stack) free(req);
     nodeshm_flags_release(&s->area.flags, seq);
 }
@@ -136,10 +159,12 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
     }
     if (!sv.counts || !sv.displs || !rv.counts || !rv.displs)
         return nsm_bad_arg(comm, call, "counts or displacements (NULL)", 0);
-    /* one allocation: alltoallw's sides (2 per rank), then the point-to-point requests */
+    /* one allocation: alltoallw's sides (2 per rank), the point-to-point requests, between nodes
+     * the direct node pairs (direct_pairs) */
     const size_t nsides = sv.types ? 2 * (size_t)s->size : 0;
-    max_align_t stack[48]; /* 768 bytes: alltoallv's requests up to 48 ranks, alltoallw's up to 12 */
-    const size_t want = nsides * sizeof(pair_side_t) + 2 * (size_t)s->size * sizeof(MPI_Request);
+    max_align_t stack[48]; /* 768 bytes: alltoallv's requests up to 48 ranks (one node), alltoallw's up to 12 */
+    const size_t want = nsides * sizeof(pair_side_t) + 2 * (size_t)s->size * sizeof(MPI_Request) +
+                        (s->n_nodes > 1 ? 2 * (size_t)s->n_nodes : 0);
     void *mem = want <= sizeof stack ? (void *)stack : malloc(want);
     if (!mem) {
         fprintf(stderr, "nodeshm_mpi: %s: out of memory for %d ranks' requests\n", call, s->size);
@@ -219,14 +244,31 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
     }
     if (nodes) publish_blocks(s, T, &sv, &ss, &rv, &rs);
     nodeshm_flags_arrive(&s->area.flags, seq);
+    /* between nodes, the matrix blocks of direct node pairs rank to rank: from the stage's send
+     * half into its receive half, where the leaders would have put them */
+    const char *dir = nodes ? direct_pairs(s, T, seq, &sv, &ss, &rv, &rs, (char *)(req + 2 * s->size)) : NULL;
+#define DIRECT(r, out) (dir && dir[2 * s->node_of[r] + (out)])
+    int via_leaders = 0; /* a matrix block of mine from another node comes through the leaders */
+    for (int r = 0; nodes && r < s->size && rc == MPI_SUCCESS; r++) {
+        if (s->node_of[r] == s->my_node) continue;
+        const unsigned long long from = pair_bytes(&rv, &rs, r), to = pair_bytes(&sv, &ss, r);
+        if (from && from <= T && !DIRECT(r, 0)) via_leaders = 1;
+        if (from && from <= T && DIRECT(r, 0))
+            rc = nsm_p2p_start(0, (void *)nsm_a2a_recv_ptr(s, area, T, r), (long long)from, MPI_BYTE, s->p2p_rank[r],
+                               s->p2p_tag, &req[nreq++]);
+        if (to && to <= T && DIRECT(r, 1) && rc == MPI_SUCCESS)
+            rc = nsm_p2p_start(1, area + nsm_a2a_send_block(s, r) * T, (long long)to, MPI_BYTE, s->p2p_rank[r],
+                               s->p2p_tag, &req[nreq++]);
+    }
     if (nodes && s->node_rank == 0) leader_step(s, T, seq);
     /* the matrix blocks: my node's as their senders arrive, then (between nodes) the others' once
-     * my leader has released the node */
+     * my leader has released the node; those of direct pairs once received, below */
     for (int remote = 0; remote <= nodes && rc == MPI_SUCCESS; remote++) {
-        if (remote && s->node_rank != 0) nodeshm_flags_wait_release(&s->area.flags, seq);
+        if (remote && s->node_rank != 0 && via_leaders) nodeshm_flags_wait_release(&s->area.flags, seq);
         for (int r = 0; r < s->size; r++) {
             const unsigned long long bytes = pair_bytes(&rv, &rs, r);
             if (!bytes || bytes > T || (s->node_of[r] != s->my_node) != remote || (r == me && in_place)) continue;
+            if (remote && DIRECT(r, 0)) continue;
             pr = side(&rs, r);
             if (r == me && self_direct) {
                 memcpy(RECV_AT(r), SEND_AT(r), (size_t)bytes); /* my own block, straight across */
@@ -238,9 +280,16 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
         }
     }
     if (nreq) {
-        int wrc = PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+        int wrc = nsm_wait_requests(nreq, req);
         if (rc == MPI_SUCCESS) rc = wrc;
     }
+    for (int r = 0; dir && r < s->size && rc == MPI_SUCCESS; r++) {
+        const unsigned long long bytes = pair_bytes(&rv, &rs, r);
+        if (s->node_of[r] != s->my_node && bytes && bytes <= T && DIRECT(r, 0))
+            nsm_unpack_as(RECV_AT(r), (int)nsm_vec_count(&rv, r), side(&rs, r)->type, side(&rs, r)->dense,
+                          nsm_a2a_recv_ptr(s, area, T, r), (size_t)bytes, comm);
+    }
+#undef DIRECT
     free(aside);
     if (mem != (void *)stack) free(mem);
     nodeshm_flags_done(&s->area.flags, seq);

@@ -170,6 +170,7 @@ typedef struct nsm_nbv {
     size_t T;                  /* Ialltoall(v): matrix stride */
     int sdense, rdense;
     int nreq;                  /* point-to-point halves posted (0 once all are complete) */
+    uint64_t ticket;           /* Ialltoallv between nodes: its turn to post direct blocks */
     MPI_Request *req;
     char *tmp;                 /* Ialltoallv in place: copies of the blocks it sends point to point */
     /* between nodes (nonblocking_nodes_v.c) */

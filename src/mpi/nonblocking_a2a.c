@@ -166,6 +166,9 @@ static int nbv_alltoallv(const void *sb, nsm_vec_t sv, MPI_Datatype st, void *rb
         if (r == me && kept) continue;
         int out = nsm_nbv_bytes(c, (size_t)ssize) > T;
         nreq += out + (nsm_nbv_bytes(d, (size_t)rsize) > T);
+        if (s->n_nodes > 1 && s->node_of[r] != s->my_node) /* room for a direct node pair's blocks */
+            nreq += nsm_a2av_may_direct(nsm_nbv_bytes(c, (size_t)ssize), T) +
+                    nsm_a2av_may_direct(nsm_nbv_bytes(d, (size_t)rsize), T);
         if (in_place && out) tmp += nsm_aside(NULL, NULL, c, ext, tlb, text);
     }
     nsm_nbv_t *v = nsm_nbv_new(s, alltoallv_publish, alltoallv_complete, request, 2, nreq, tmp);
@@ -186,6 +189,7 @@ static int nbv_alltoallv(const void *sb, nsm_vec_t sv, MPI_Datatype st, void *rb
     v->ssize = (size_t)ssize;
     v->rsize = (size_t)rsize;
     v->T = T;
+    if (s->n_nodes > 1) v->ticket = s->a2av_tickets++;
     nsm_nbv_take(v->cnt, v->dsp, sv, s->size);
     nsm_nbv_take(v->rcnt, v->rdsp, rv, s->size);
     /* point to point: the copies aside first (in place), then the receives, then the sends */

@@ -18,7 +18,10 @@
  *                it and from it.  The leader, once all are there, posts the blocking op's
  *                exchange (nsm_a2av_leaders_post): per node pair one receive and one send of
  *                exactly those blocks' bytes, nothing where there are none; it tests them at each
- *                progress pass and then releases the node; then as Ialltoall
+ *                progress pass and then releases the node; then as Ialltoall.  A direct node pair
+ *                (nsm_a2av_pair_direct: MPICH, sparse, small blocks) is left out by the leaders:
+ *                its blocks go rank to rank, posted once the rank's node has arrived, on
+ *                nsm_p2p_late, in call order
  * Why every rank decides alike: Iallgatherv and Ialltoall as on one node (block sizes every rank
  * passes alike; the stage's size); Ialltoallv, once its stride and the members' lines fit (agreed
  * values: nsm_alltoallv_pairs_stride, as the blocking op), never hands a call over, and its
@@ -170,6 +173,15 @@ static int alltoallv_leaders_test(nodeshm_nb_t *nb)
     return 1;
 }
 
+/* Ialltoallv: whether the block from (out 0) or to (out 1) comm rank r on another node is one of
+ * a direct node pair's (nsm_a2av_pair_direct, noted in lv by a2a_post_direct);
+ * its bytes in *bytes (Ialltoall: T) */
+static int a2a_direct(const nsm_nbv_t *v, int r, int out, size_t *bytes)
+{
+    const nsm_state_t *s = v->o.s;
+    *bytes = !v->rcnt ? v->T : out ? nsm_nbv_bytes(v->cnt[r], v->ssize) : nsm_nbv_bytes(v->rcnt[r], v->rsize);
+    return v->rcnt && s->node_of[r] != s->my_node && *bytes && *bytes <= v->T && v->lv[2 * s->node_of[r] + out];
+}
 /* the block from comm rank r out of the matrix, where it came through it */
 static void a2a_take(nsm_nbv_t *v, const nodeshm_nb_t *nb, int r)
 {
@@ -182,12 +194,40 @@ static void a2a_take(nsm_nbv_t *v, const nodeshm_nb_t *nb, int r)
                       from, v->T, s->comm);
         return;
     }
-    size_t n = nsm_nbv_bytes(v->rcnt[r], v->rsize);
+    size_t n;
+    if (a2a_direct(v, r, 0, &n)) return; /* rank to rank: taken once received */
     if (n && n <= v->T)
         nsm_unpack_as(nsm_nbv_at(o->recvbuf, v->rdsp[r], o->rext), (int)v->rcnt[r], o->rtype, v->rdense, from, n, s->comm);
 }
-/* my node's blocks as their senders arrive (next_peer: node ranks), the others once released (then
- * next_peer passes node_size), and Ialltoallv's point-to-point halves */
+/* Ialltoallv, once my node's lines are all in: which node pairs are direct (lv[2 k + out]), their
+ * blocks posted rank to rank; returns whether a block of mine from another node still comes
+ * through the leaders (Ialltoall: all do) */
+static int a2a_post_direct(nsm_nbv_t *v, const nodeshm_nb_t *nb)
+{
+    const nsm_state_t *s = v->o.s;
+    if (!v->rcnt) return 1;
+    int some = 0, via_leaders = 0;
+    size_t n;
+    for (int r = 0; r < s->size && !some; r++)
+        some = s->node_of[r] != s->my_node && (nsm_a2av_may_direct(nsm_nbv_bytes(v->cnt[r], v->ssize), v->T) ||
+                                               nsm_a2av_may_direct(nsm_nbv_bytes(v->rcnt[r], v->rsize), v->T));
+    for (int k = 0; k < s->n_nodes; k++)
+        for (int out = 0; out < 2; out++) v->lv[2 * k + out] = some && nsm_a2av_pair_direct(s, nb->bufs.result, k, out);
+    for (int r = 0; r < s->size; r++) { /* at most the inject size each: int counts */
+        if (a2a_direct(v, r, 0, &n))
+            PMPI_Irecv((void *)nsm_a2a_recv_ptr(s, nb->bufs.stage, v->T, r), (int)n, MPI_BYTE, s->p2p_rank[r],
+                       s->p2p_tag, nsm_p2p_late, &v->req[v->nreq++]);
+        else via_leaders |= s->node_of[r] != s->my_node && n && n <= v->T;
+        if (a2a_direct(v, r, 1, &n))
+            PMPI_Isend(nb->bufs.stage + nsm_a2a_send_block(s, r) * v->T, (int)n, MPI_BYTE, s->p2p_rank[r], s->p2p_tag,
+                       nsm_p2p_late, &v->req[v->nreq++]);
+    }
+    return via_leaders;
+}
+/* my node's blocks as their senders arrive (next_peer: node ranks); then Ialltoallv's direct node
+ * pairs posted (next_peer members + 1, or + 2 where none of my blocks comes through the leaders);
+ * the others once released (then next_peer passes members + 2); Ialltoallv's point-to-point
+ * halves, and then the direct pairs' blocks out of the stage */
 static int a2a_complete(nodeshm_nb_t *nb)
 {
     nsm_nbv_t *v = (nsm_nbv_t *)nb;
@@ -198,12 +238,23 @@ static int a2a_complete(nodeshm_nb_t *nb)
         a2a_take(v, nb, s->node_members[nb->next_peer]);
     }
     if (nb->next_peer == members) {
+        if (v->rcnt && v->o.s->a2av_posted != v->ticket) return 0; /* an earlier Ialltoallv's first */
+        nb->next_peer += a2a_post_direct(v, nb) ? 1 : 2;
+        if (v->rcnt) v->o.s->a2av_posted++;
+    }
+    if (nb->next_peer == members + 1) {
         if (!nsm_nb_released(nb)) return 0;
         for (int r = 0; r < s->size; r++)
             if (s->node_of[r] != s->my_node) a2a_take(v, nb, r);
         nb->next_peer++;
     }
-    return nsm_nbv_p2p_done(v);
+    if (!nsm_nbv_p2p_done(v)) return 0;
+    size_t n;
+    for (int r = 0; r < s->size; r++)
+        if (a2a_direct(v, r, 0, &n))
+            nsm_unpack_as(nsm_nbv_at(v->o.recvbuf, v->rdsp[r], v->o.rext), (int)v->rcnt[r], v->o.rtype, v->rdense,
+                          nsm_a2a_recv_ptr(s, nb->bufs.stage, v->T, r), n, s->comm);
+    return 1;
 }
 
 /* ---------------------------------------------------------------- the steps */

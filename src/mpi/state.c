@@ -47,7 +47,7 @@ static long nsm_counter;
  * tag, which no other live state holds on any rank of it, so blocks of two communicators
  * running at once in two threads never match each other's receives. */
 
-MPI_Comm nsm_p2p = MPI_COMM_NULL;
+MPI_Comm nsm_p2p = MPI_COMM_NULL, nsm_p2p_late = MPI_COMM_NULL;
 static MPI_Group nsm_p2p_group = MPI_GROUP_NULL;
 #define NSM_TAGS 32768 /* tags a state may hold: every MPI allows up to 32767 */
 static int nsm_tags;   /* those this MPI allows (MPI_TAG_UB) */
@@ -63,6 +63,7 @@ void nsm_setup_p2p(void)
         return;
     int *ub, flag;
     PMPI_Comm_dup(MPI_COMM_WORLD, &nsm_p2p);
+    PMPI_Comm_dup(nsm_p2p, &nsm_p2p_late);
     PMPI_Comm_group(nsm_p2p, &nsm_p2p_group);
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
     nsm_tags = flag && *ub < NSM_TAGS - 1 ? *ub + 1 : NSM_TAGS;
@@ -177,6 +178,7 @@ void nsm_finalize_states(void)
 {
     if (nsm_p2p_group != MPI_GROUP_NULL) PMPI_Group_free(&nsm_p2p_group);
     if (nsm_p2p != MPI_COMM_NULL) PMPI_Comm_free(&nsm_p2p);
+    if (nsm_p2p_late != MPI_COMM_NULL) PMPI_Comm_free(&nsm_p2p_late);
     if (nsm_keyval == MPI_KEYVAL_INVALID) return;
     int n = 0;
     for (nsm_state_t *s = nsm_states; s; s = s->next) n++;

@@ -38,4 +38,30 @@ static inline int nodeshm_nodes_alltoall_by_library(int n, int n_nodes, size_t b
              block <= NODESHM_OPEN_MPI_A2A_LIBRARY_MAX));
 }
 
+/* Alltoallv between nodes under MPICH: the blocks of a node pair (`senders` members of one node
+ * to `receivers` of the other; those of at most the stride, which the leaders would carry) go
+ * rank to rank, as the library sends them, when at most half of the pair's blocks carry bytes,
+ * none more than the inject size, and either about one per rank (at most as many as the larger
+ * side has ranks) or more than the inject size in all (the leaders' message).  Through the
+ * leaders such a call pays the node's hops (member -> leader, the leaders' message, leader ->
+ * member) for a message or two per rank.  Each rank with the ranks of its parity, 3 rounds,
+ * MPI_Alltoallv's time over ours: 2 hosts x 2 (2 of the pair's 4 blocks) 8-128 B 0.63-0.74x
+ * through the leaders, 0.90-0.94x rank to rank (MPI_Ialltoallv 0.83-0.85x, 1.00-1.03x); 2 x 4
+ * (8 of 16 blocks) 32-128 B 0.72-0.80x, 0.95-0.98x, but 8-16 B, where the leaders' message is one
+ * inject, 1.24-1.40x through the leaders and 0.96-1.03x rank to rank.  Uniform calls (every
+ * block) stay with the leaders, who win 1.3-2.8x there.  Every input is known at both ends of
+ * the node pair (the bytes of each block: its sender's and its receiver's count), so both agree
+ * without a message. */
+static inline int nodeshm_nodes_alltoallv_direct_size(size_t block)
+{
+    return NODESHM_UNDER_MPICH && block <= NODESHM_MPICH_INJECT_MAX;
+}
+static inline int nodeshm_nodes_alltoallv_pair_direct(int senders, int receivers, int nonzero, size_t largest,
+                                                      size_t total)
+{
+    const int ranks = senders > receivers ? senders : receivers;
+    return nonzero > 0 && 2 * nonzero <= senders * receivers && nodeshm_nodes_alltoallv_direct_size(largest) &&
+           (nonzero <= ranks || total > NODESHM_MPICH_INJECT_MAX);
+}
+
 #endif
