@@ -28,6 +28,14 @@ nodeshm_add_mpi_test(NAME coll_collect NP 4 ENV NODESHM_COLL_EAGER_MAX=64k SUFFI
 nodeshm_add_mpi_test(NAME coll_collect NP 3 ENV NODESHM_COLL_EAGER_MAX=0 SUFFIX _rendezvous TIMEOUT 300)
 nodeshm_add_mpi_test(NAME coll_collect NP 3 4 PES_PER_NODE 2 TIMEOUT 300)
 
+# Alltoall and alltoalls at each protocol's sizes, strided, back to back (tests/coll_alltoall.c):
+# one node (core/coll/alltoall.h; with every block staged, and every source read in place), and
+# pseudo-nodes of 2 (2+1, 2+2; emulated hosts in hosts.cmake).
+nodeshm_add_mpi_test(NAME coll_alltoall SOURCES coll_alltoall.c NP 3 4 TIMEOUT 300)
+nodeshm_add_mpi_test(NAME coll_alltoall NP 4 ENV NODESHM_COLL_EAGER_MAX=64k SUFFIX _eager64k TIMEOUT 300)
+nodeshm_add_mpi_test(NAME coll_alltoall NP 3 ENV NODESHM_COLL_EAGER_MAX=0 SUFFIX _rendezvous TIMEOUT 300)
+nodeshm_add_mpi_test(NAME coll_alltoall NP 3 4 PES_PER_NODE 2 TIMEOUT 300)
+
 # Deprecated active-set collectives (tests/coll_aset.c): barrier, sync, broadcast/collect/
 # fcollect/alltoall(s) 32 and 64, every OP_to_all, on overlapping active sets.
 nodeshm_add_mpi_test(NAME coll_aset SOURCES coll_aset.c NP 1 2 4 8)

@@ -123,12 +123,7 @@ int main(void)
         fprintf(stderr, "coll_collect: setup failed\n");
         shmem_global_exit(2);
     }
-    test_teams_t x;
-    test_teams_make(&x);
-    test_teams_each(&x, test_team, &tid_counter);
-    tid_counter = 300000;
-    test_alternating(&x);
-    test_teams_free(&x);
+    test_teams_run(test_team, test_alternating, &tid_counter);
     int rc = test_finish("coll_collect"); /* the buffers go with shmem_finalize and the process */
     shmem_finalize();
     return rc;

@@ -70,4 +70,17 @@ static inline void test_teams_free(test_teams_t *x)
     MPI_Comm_free(&x->comm);
 }
 
+/* A protocol test's teams from start to end (coll_collect.c, coll_alltoall.c): made; fn on each
+ * of them I am in (test_teams_each); then alternating's calls on two of them back to back (data
+ * streams from 300000); freed. */
+static inline void test_teams_run(void (*fn)(const team_t *), void (*alternating)(const test_teams_t *), int *tid)
+{
+    test_teams_t x;
+    test_teams_make(&x);
+    test_teams_each(&x, fn, tid);
+    *tid = 300000;
+    alternating(&x);
+    test_teams_free(&x);
+}
+
 #endif

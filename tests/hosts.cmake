@@ -43,6 +43,9 @@ nodeshm_add_mpi_test(NAME coll_bcast NP 3 4 HOSTS 2 TIMEOUT 300)
 # Collect and fcollect between hosts (one node's are core/coll/collect.h's; between nodes the
 # leaders' paths): OpenSHMEM's at each protocol's sizes here (2+1 and 2+2 PEs).
 nodeshm_add_mpi_test(NAME coll_collect NP 3 4 HOSTS 2 TIMEOUT 300)
+# Alltoall(s) between hosts (one node's are core/coll/alltoall.h's; between nodes fan.c, the
+# library's MPI_Alltoall or one MPI_Alltoallv): OpenSHMEM's at each protocol's sizes (2+1, 2+2).
+nodeshm_add_mpi_test(NAME coll_alltoall NP 3 4 HOSTS 2 TIMEOUT 300)
 
 # The memory model across nodes, several hundred rounds: after shmem_barrier_all, quiet + flag
 # and put-with-signal, every PE sees what PEs of other nodes wrote (stale views counted per PE).

@@ -3,7 +3,8 @@
  * applies to, counts 0..large and odd (across the thresholds), every kind of root, MPI_IN_PLACE,
  * irregular alltoallv counts with zeros, permuted displacements and one oversized pair, derived
  * datatypes (packed, or handed to the MPI library with user-defined ops), and back-to-back calls
- * without barriers, on every communicator shape of mpi_test_common.h.
+ * without barriers (alltoall alone too, ranks running ahead of a straggler), on every
+ * communicator shape of mpi_test_common.h.
  *
  * Usage: mpi_coll_reduce [--expect-accel | --expect-none]
  *   --expect-accel: also fail unless each op ran through the interposer on a small message */
@@ -461,6 +462,48 @@ static void test_mixed(MPI_Comm comm, const char *cname)
     free(sc);
 }
 
+/* Alltoall calls in a row, nothing symmetric between them (one node: core/coll/alltoall.h): a
+ * rank that has every block runs on into the next call while a straggler still copies this
+ * one's, and the ranks take their peers' blocks in different orders.  Values depend on the call
+ * number, so a block read a call late (or before its sender packed it) shows; every third call
+ * in place (the own block through the matrix), sizes changing. */
+static void test_alltoall_run_ahead(MPI_Comm comm, const char *cname)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    enum { N = 16, ITERS = 45 };
+    long *v = malloc(sizeof(long) * N * (size_t)size), *w = malloc(sizeof(long) * N * (size_t)size);
+    long salt = (long)(rnd() % 100000); /* fresh values each run, the same on every rank */
+    PMPI_Bcast(&salt, 1, MPI_LONG, 0, comm);
+    int bad_it = -1, bad_from = -1;
+    long before = accel_now();
+#define A2A_VALUE(from, to, it, i) (salt + (from) * 1000003L + (to) * 10007L + (it) * 131L + (i))
+    for (int it = 0; it < ITERS; it++) {
+        int m = 1 + (it * 5) % N, in_place = it % 3 == 2;
+        for (int j = 0; j < size; j++)
+            for (int i = 0; i < m; i++) v[j * m + i] = A2A_VALUE(rank, j, it, i);
+        straggle(comm, it);
+        if (in_place) {
+            memcpy(w, v, sizeof(long) * (size_t)m * (size_t)size);
+            MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, w, m, MPI_LONG, comm);
+        } else {
+            MPI_Alltoall(v, m, MPI_LONG, w, m, MPI_LONG, comm);
+        }
+        for (int j = 0; j < size && bad_it < 0; j++)
+            for (int i = 0; i < m; i++)
+                if (w[j * m + i] != A2A_VALUE(j, rank, it, i)) {
+                    bad_it = it, bad_from = j;
+                    break;
+                }
+    }
+#undef A2A_VALUE
+    CHECK(bad_it < 0, "%s: run-ahead alltoall: call %d, block from rank %d wrong", cname, bad_it, bad_from);
+    check_accel(comm, before, "MPI_Alltoall (run ahead)", cname);
+    free(v);
+    free(w);
+}
+
 static void test_comm(MPI_Comm comm, const char *cname)
 {
     double t[6];
@@ -475,6 +518,7 @@ static void test_comm(MPI_Comm comm, const char *cname)
     test_alltoallv_recheck(comm, cname);
     t[4] = MPI_Wtime();
     test_mixed(comm, cname);
+    test_alltoall_run_ahead(comm, cname);
     t[5] = MPI_Wtime();
     if (wrank == 0 && getenv("MPI_COLL_TIMES"))
         printf("%-9s reduce %.2f rsb %.2f alltoall %.2f alltoallv %.2f mixed %.2f s\n", cname, t[1] - t[0],

@@ -5,7 +5,8 @@
  *     node_size * node_first[k] + i * node_count[k] + m
  * so what the node sends to node k is one contiguous run of node_size * node_count[k] blocks,
  * source-major.  On one node the matrix is the slots area and every rank, once its peers have
- * arrived, pulls the blocks addressed to it.  Across nodes (2DECOMP&FFT's scheme) the matrix is
+ * arrived, pulls the blocks addressed to it (Alltoall: core/coll/alltoall.h, written once for
+ * both faces, from the next rank on round).  Across nodes (2DECOMP&FFT's scheme) the matrix is
  * the leaders' stage: the leader waits for its node, exchanges one message per node pair with a
  * single PMPI_Alltoallv among leaders into the second half of the stage (laid out source-major
  * too: the block from rank r to my node rank i at stage_index[r] * node_size + i), and releases
@@ -27,6 +28,8 @@
  * straight across), 1.2-1.7x up to 4 KiB, 0.5-0.7x from 16 KiB; 8 ranks 1.3-3.0x at 1 B..16 KiB
  * (alltoallv 1.4-2.5x); 4 ranks scheduler-dominated (0.1-3.3x). */
 #include "mpi/nsmpi.h"
+#include "mpi/publish.h"
+#include "core/coll/alltoall.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -211,6 +214,104 @@ size_t nsm_a2a_stride(const nsm_state_t *s, size_t max)
     return max < room ? max : room;
 }
 
+/* ---- one node: core/coll/alltoall.h on the slots area's matrix (publish.h) ------------------------ */
+/* Rank i's row of the matrix (its blocks, block r for rank r, T apart) is its publication: every
+ * rank packs its row (its own block too unless it copies that straight across), arrives, and
+ * takes block `me` of every rank's row once that rank arrived (on one node a rank's node rank
+ * and stage index are its rank: nsm_a2a_send_block's block me * n + r). */
+typedef struct nsm_alltoall_pub {
+    nsm_pub_t c; /* c.type: recvtype */
+    char *area;  /* the matrix */
+    size_t T;    /* a block's packed bytes */
+    const char *sendbuf;
+    char *recvbuf;
+    size_t sstride, rstride; /* bytes from one rank's block to the next one's */
+    MPI_Datatype sendtype;
+    int sendcount, recvcount, sdense, rdense;
+    int self_direct; /* my own block straight across: both sides plain bytes, not in place */
+    MPI_Comm comm;
+} nsm_alltoall_pub_t;
+static inline const nsm_alltoall_pub_t *alltoall_of(const nodeshm_pub_t *p)
+{
+    return (const nsm_alltoall_pub_t *)p;
+}
+
+static inline char *alltoall_claim(nodeshm_pub_t *p)
+{
+    const nsm_alltoall_pub_t *a = alltoall_of(p);
+    return a->area + (size_t)p->me * (size_t)p->n * a->T;
+}
+
+static inline void alltoall_pack(nodeshm_pub_t *p, char *to)
+{
+    const nsm_alltoall_pub_t *a = alltoall_of(p);
+    for (int r = 0; r < p->n; r++)
+        if (r != p->me || !a->self_direct)
+            nsm_pack_as(to + (size_t)r * a->T, a->T, a->sendbuf + (size_t)r * a->sstride, a->sendcount, a->sendtype,
+                        a->sdense, a->comm);
+}
+
+/* Waits for rank k's arrival; returns its row */
+static inline const char *alltoall_await(const nodeshm_pub_t *p, int k, int what)
+{
+    const nsm_alltoall_pub_t *a = alltoall_of(p);
+    (void)what; /* DATA */
+    nodeshm_flags_wait_arrive(&a->c.s->area.flags, k, a->c.seq);
+    return a->area + (size_t)k * (size_t)p->n * a->T;
+}
+
+static inline const char *alltoall_block(const nodeshm_pub_t *p, const char *at, int j)
+{
+    return at + (size_t)j * alltoall_of(p)->T;
+}
+
+static inline void alltoall_unpack(nodeshm_pub_t *p, int k, const char *from)
+{
+    const nsm_alltoall_pub_t *a = alltoall_of(p);
+    char *to = a->recvbuf + (size_t)k * a->rstride;
+    if (k == p->me && a->self_direct)
+        memcpy(to, a->sendbuf + (size_t)k * a->sstride, a->T);
+    else
+        nsm_unpack_as(to, a->recvcount, a->c.type, a->rdense, from, a->T, a->comm);
+}
+
+static const nodeshm_pub_ops_t alltoall_ops = {.post = nsm_pub_post, .await = alltoall_await, .done = nsm_pub_done,
+                                               .claim = alltoall_claim, .pack = alltoall_pack,
+                                               .unpack = alltoall_unpack, .block = alltoall_block};
+
+/* ---- between nodes: the leaders' stage ------------------------------------------------------------ */
+static void a2a_nodes(nsm_state_t *s, const nsm_alltoall_pub_t *a, uint64_t seq)
+{
+    const size_t T = a->T;
+    char *area = a->area;
+    for (int r = 0; r < s->size; r++)
+        if (r != s->rank || !a->self_direct)
+            nsm_pack_as(area + nsm_a2a_send_block(s, r) * T, T, a->sendbuf + (size_t)r * a->sstride, a->sendcount,
+                        a->sendtype, a->sdense, a->comm);
+    nodeshm_flags_arrive(&s->area.flags, seq);
+    if (a->self_direct)
+        memcpy(a->recvbuf + (size_t)s->rank * a->rstride, a->sendbuf + (size_t)s->rank * a->sstride, T);
+    if (s->node_rank == 0) {
+        nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
+        a2a_leaders(s, T);
+        nodeshm_flags_release(&s->area.flags, seq);
+    }
+    /* blocks from my own node first, while the leader talks to the other nodes */
+    for (int i = 0; i < s->node_size; i++) {
+        int r = s->node_members[i];
+        if (r == s->rank && a->self_direct) continue;
+        nodeshm_flags_wait_arrive(&s->area.flags, i, seq);
+        nsm_unpack_as(a->recvbuf + (size_t)r * a->rstride, a->recvcount, a->c.type, a->rdense,
+                      nsm_a2a_recv_ptr(s, area, T, r), T, a->comm);
+    }
+    nodeshm_flags_wait_release(&s->area.flags, seq);
+    for (int r = 0; r < s->size; r++)
+        if (s->node_of[r] != s->my_node)
+            nsm_unpack_as(a->recvbuf + (size_t)r * a->rstride, a->recvcount, a->c.type, a->rdense,
+                          nsm_a2a_recv_ptr(s, area, T, r), T, a->comm);
+    nodeshm_flags_done(&s->area.flags, seq);
+}
+
 NSM_BODY int accelerated_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -234,52 +335,20 @@ NSM_BODY int accelerated_Alltoall(const void *sendbuf, int sendcount, MPI_Dataty
         sendcount = recvcount;
         sendtype = recvtype;
     }
-    const size_t T = (size_t)b;
     MPI_Aint lb, sext, rext;
     PMPI_Type_get_extent(sendtype, &lb, &sext);
     PMPI_Type_get_extent(recvtype, &lb, &rext);
     const int sdense = nsm_is_dense(sendtype), rdense = nsm_is_dense(recvtype);
-    const size_t sstride = (size_t)sendcount * (size_t)sext, rstride = (size_t)recvcount * (size_t)rext;
-
-    /* my own block: straight across when both sides are plain bytes (not in place) */
-    const int self_direct = !in_place && sdense && rdense;
+    nsm_alltoall_pub_t a = {.T = (size_t)b, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                            .sstride = (size_t)sendcount * (size_t)sext, .rstride = (size_t)recvcount * (size_t)rext,
+                            .sendtype = sendtype, .sendcount = sendcount, .recvcount = recvcount,
+                            .sdense = sdense, .rdense = rdense, .self_direct = !in_place && sdense && rdense,
+                            .comm = comm};
     uint64_t seq = nsm_begin(s, NSM_OP_ALLTOALL);
-    area = a2a_area(s, T);
-    for (int r = 0; r < s->size; r++)
-        if (r != s->rank || !self_direct)
-            nsm_pack_as(area + nsm_a2a_send_block(s, r) * T, T, (const char *)sendbuf + (size_t)r * sstride, sendcount,
-                     sendtype, sdense, comm);
-    nodeshm_flags_arrive(&s->area.flags, seq);
-    if (self_direct)
-        memcpy((char *)recvbuf + (size_t)s->rank * rstride, (const char *)sendbuf + (size_t)s->rank * sstride, T);
-    if (s->n_nodes > 1) {
-        if (s->node_rank == 0) {
-            nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-            a2a_leaders(s, T);
-            nodeshm_flags_release(&s->area.flags, seq);
-        }
-        /* blocks from my own node first, while the leader talks to the other nodes */
-        for (int i = 0; i < s->node_size; i++) {
-            int r = s->node_members[i];
-            if (r == s->rank && self_direct) continue;
-            nodeshm_flags_wait_arrive(&s->area.flags, i, seq);
-            nsm_unpack_as((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
-                       nsm_a2a_recv_ptr(s, area, T, r), T, comm);
-        }
-        nodeshm_flags_wait_release(&s->area.flags, seq);
-        for (int r = 0; r < s->size; r++)
-            if (s->node_of[r] != s->my_node)
-                nsm_unpack_as((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
-                           nsm_a2a_recv_ptr(s, area, T, r), T, comm);
-    } else {
-        for (int r = 0; r < s->size; r++) {
-            if (r == s->rank && self_direct) continue;
-            nodeshm_flags_wait_arrive(&s->area.flags, r, seq);
-            nsm_unpack_as((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, rdense,
-                       nsm_a2a_recv_ptr(s, area, T, r), T, comm);
-        }
-    }
-    nodeshm_flags_done(&s->area.flags, seq);
+    a.area = a2a_area(s, a.T);
+    nsm_pub_start(&a.c, s, seq, recvtype, MPI_OP_NULL);
+    if (s->n_nodes > 1) a2a_nodes(s, &a, seq);
+    else nodeshm_alltoall(&alltoall_ops, &a.c.p);
     return MPI_SUCCESS;
 }
 

@@ -1,8 +1,8 @@
 /* nodeshm core, node collectives: a node's publications of one call, as both faces make them.
  *
- * The algorithm families written once in core/coll/ (scan.h, bcast.h, collect.h) run on this
- * interface, not on a face's buffers: for a node of n members (member 0 leads it between nodes)
- * a face says
+ * The algorithm families written once in core/coll/ (scan.h, bcast.h, collect.h, alltoall.h)
+ * run on this interface, not on a face's buffers: for a node of n members (member 0 leads it
+ * between nodes) a face says
  *   at(k)          where member k's contribution of this call is (element 0), once published:
  *                  for the reduction families the at of the face's nodeshm_reduction_t
  *                  (reduce.h), built over the same buffers, so that where the face builds both
@@ -10,8 +10,8 @@
  *                  the others what await returns;
  *   claim()        where my contribution goes, free to be written (readers of its previous use
  *                  are done), for the families that pack it there themselves (broadcast's
- *                  publisher, collect's every member); the reductions' members put theirs
- *                  before the algorithm runs;
+ *                  publisher, collect's and alltoall's every member); the reductions' members
+ *                  put theirs before the algorithm runs;
  *   post(DATA)     my contribution is published (the face has put it where at(me) says);
  *   await(k, DATA) until member k's is; returns at(k) (one lookup: a second one after the wait
  *                  cost the one-node broadcast 2-13 ns a call, 4-18% at 8 B-4 KiB, quiet);
@@ -25,8 +25,14 @@
  *   pack(to) / unpack(k, from)  the face's own buffers: my data (broadcast's root, collect's
  *                  every member) into `to`; member k's data, at `from`, into my output where k's
  *                  goes (broadcast: the publisher's, the whole output; collect: each member's
- *                  piece at its place, mine too, in the order the ops' from_me says), where
- *                  the MPI face packs and unpacks datatypes;
+ *                  piece at its place, mine too, in the order the ops' from_me says; alltoall:
+ *                  pack all my blocks, unpack one block from member k, mine too, into my
+ *                  output's block k, at `from` as block says), where the MPI face packs and
+ *                  unpacks datatypes; a face that takes my own block from its source
+ *                  (alltoall: unpack(me, .)) need not pack it;
+ *   block(at, j)   alltoall's: where block j of a publication that starts at `at` (what await
+ *                  or claim returned) is: the face knows the blocks' pitch (packed, or its
+ *                  source's stride where a member's source is read in place);
  *   size(k) / check(total)  collect's: the bytes of member k's piece (where each member's size
  *                  comes with its piece, the OpenSHMEM collect's, it awaits k's post for it),
  *                  and whether my output holds `total` bytes (the OpenSHMEM face's symmetric
@@ -42,7 +48,7 @@
  *                  point-to-point communicator, or the leaders' PMPI_Bcast), the OpenSHMEM face
  *                  MPI_* (MPI_Exscan with its own op for 8- and 16-bit sums; MPI_Bcast in chunks
  *                  an int holds); each returns a status, 0 when it went well.
- * (post ... bcast are a nodeshm_pub_ops_t, the face's static const table, one per family where
+ * (post ... from_me are a nodeshm_pub_ops_t, the face's static const table, one per family where
  * they differ; a family leaves what it does not call NULL.)  What each face supplies:
  *   MPI (src/mpi/publish.h): a communicator's node area (core/coll/area.h) for the operation
  *     that nodeshm_area_begin numbered seq: the slots (the sender's own buffer for itself where
@@ -55,6 +61,8 @@
  *     MPI_Bcast_init's starts) on one node broadcast's ops on the buffers the op took at its
  *     start, ready the arrive flag's test, and a done that does nothing: the progress engine
  *     raises a lane's done flag over its completed ops in sequence order (core/coll/progress.h);
+ *     for alltoall on one node (src/mpi/alltoall.c) every member's row of the slots area's
+ *     matrix as claim and await, blocks of the packed block size apart;
  *   OpenSHMEM (core/coll/team/publish.h): a team's turn (turns.c: staging, or small.c's ring
  *     for small contributions), the turn lines of the members' control blocks (DATA: arrive, or
  *     the ring entry's epoch; SHARED: reduced), the last member's staging buffer of the turn as
@@ -63,12 +71,15 @@
  *     own source (rendezvous: readers follow the turn line's word; the root waits for them
  *     after the call), memcpy as pack and unpack, MPI_Bcast on the team's leaders; for collect
  *     on one node (team/collect.c) every member's staging of the turn, or above the eager size
- *     its own source (rendezvous, as broadcast's), each member's size on its turn line.
+ *     its own source (rendezvous, as broadcast's), each member's size on its turn line; for
+ *     alltoall on one node (team/alltoall.c) every member's staging of the turn, blocks packed,
+ *     or above the eager size its own source, blocks at its stride (rendezvous).
  * Which families fit: the reductions (reduce.h: ordered over at(0..n-1)), the scans (scan.h),
  * broadcast (bcast.h: one publisher per node, the others read at(publisher)), collect on one
- * node (collect.h: every member posts, each copies every piece out of at(k)) and gather /
- * alltoall alike, with an exchange hook each for their leaders' MPI call (the leaders'
- * allgatherv, alltoallv still to come).  What
+ * node (collect.h: every member posts, each copies every piece out of at(k)), alltoall on one
+ * node (alltoall.h: every member posts, each copies block me out of at(k)) and gather alike,
+ * with an exchange hook each for their leaders' MPI call (the leaders' allgatherv, alltoallv
+ * still to come).  What
  * stays in a face: its arguments and hand-over rules, how large one call (or round) may be, the
  * library's own collective where it wins, and protocols that read a peer's source in place
  * beyond what at(k) can say (the OpenSHMEM face's large broadcast between nodes, pipelined from
@@ -100,11 +111,14 @@ typedef struct nodeshm_pub_ops {
     char *(*shared)(nodeshm_pub_t *p);
     void (*done)(nodeshm_pub_t *p);
     int (*exscan)(nodeshm_pub_t *p, void *buf, size_t count);
-    /* broadcast (bcast.h), collect (collect.h) */
+    /* broadcast (bcast.h), collect (collect.h), alltoall (alltoall.h) */
     char *(*claim)(nodeshm_pub_t *p);
     void (*pack)(nodeshm_pub_t *p, char *to);
     void (*unpack)(nodeshm_pub_t *p, int k, const char *from);
+    /* broadcast */
     int (*bcast)(nodeshm_pub_t *p, void *buf, size_t bytes);
+    /* alltoall (alltoall.h) */
+    const char *(*block)(const nodeshm_pub_t *p, const char *at, int j);
     /* collect (collect.h), where the output is checked */
     size_t (*size)(nodeshm_pub_t *p, int k);
     int (*check)(nodeshm_pub_t *p, size_t total);

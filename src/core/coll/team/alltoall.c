@@ -1,13 +1,15 @@
 /* nodeshm core, OpenSHMEM team collectives: alltoall and alltoalls (coll.h).
  *
- * One node: every member publishes its blocks (packed into staging, or its source) and pulls the
- * block meant for it from every member.  Several nodes, up to NODESHM_COLL_NODES_A2A_MAX of
- * blocks per PE: fan.c (the leader moves its node's blocks, one MPI_Alltoallv of the leaders),
- * bar where the library's own wins (MPI_Alltoall over the team: core/coll/library_wins.h).
- * Larger: each PE pushes its blocks for node peers straight into their dest; blocks for other
- * nodes go by one MPI_Alltoallv over the team (zero counts within the node; strided blocks
- * packed). */
+ * One node: core/coll/alltoall.h's alltoall (written once for both faces: every member publishes
+ * its blocks, each takes the block meant for it from every member, starting with the next one)
+ * on this face's publications (below: staging, or the member's source when large).  Several
+ * nodes, up to NODESHM_COLL_NODES_A2A_MAX of blocks per PE: fan.c (the leader moves its node's
+ * blocks, one MPI_Alltoallv of the leaders), bar where the library's own wins (MPI_Alltoall over
+ * the team: core/coll/library_wins.h).  Larger: each PE pushes its blocks for node peers straight
+ * into their dest; blocks for other nodes go by one MPI_Alltoallv over the team (zero counts
+ * within the node; strided blocks packed). */
 #include "core/coll/team/team_coll.h"
+#include "core/coll/alltoall.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -19,36 +21,95 @@
  * 3.4x / 2.8-3.9x / 1.4x), unless NODESHM_COLL_EAGER_MAX says otherwise. */
 static size_t alltoall_eager_max(void) { return coll_owner_waits_eager_max(COPY_EAGER_DEFAULT); }
 
-/* One node: every member publishes its blocks (packed into staging, or its source when large)
- * and pulls the block meant for it from each member, starting with the next one (so that not
- * everybody reads member 0 first). */
+/* ---- this face's publications of a one-node alltoall (core/coll/publish.h) ---------------------- */
+/* Up to the eager size each member packs its blocks for the others into its staging buffer of
+ * the turn (block j at j * block; its own block stays out: it copies that from its source);
+ * above it the member publishes its source, which readers copy in place at its stride
+ * (rendezvous: it waits for their done after the call).  Every member decides the same (the
+ * sizes are symmetric, the eager size is the same everywhere).  On a one-node team node member k
+ * is team member k, and my dest's block k is k's. */
+typedef struct alltoall_pub {
+    nodeshm_pub_t p;
+    nodeshm_team_t *t;
+    coll_turn_t x;
+    char *dest;
+    const char *src;
+    size_t dst, sst, nelems, elem;
+    size_t dblk, sblk; /* bytes from one block's start to the next one's in dest, in src */
+    size_t pitch;      /* the same in a publication: packed (block bytes), or sblk */
+    int eager;
+} alltoall_pub_t;
+static inline const alltoall_pub_t *alltoall_of(const nodeshm_pub_t *p) { return (const alltoall_pub_t *)p; }
+
+static inline char *alltoall_claim(nodeshm_pub_t *p)
+{
+    const alltoall_pub_t *a = alltoall_of(p);
+    return a->eager ? coll_stage_claim(a->t, a->x) : (char *)(uintptr_t)a->src;
+}
+
+static inline void alltoall_pack(nodeshm_pub_t *p, char *to)
+{
+    const alltoall_pub_t *a = alltoall_of(p);
+    for (int j = 0; a->eager && j < p->n; j++)
+        if (j != p->me)
+            coll_copy_block(to + (size_t)j * a->pitch, 1, a->src + (size_t)j * a->sblk, a->sst, a->nelems, a->elem);
+}
+
+static inline void alltoall_post(nodeshm_pub_t *p, int what)
+{
+    const alltoall_pub_t *a = alltoall_of(p);
+    (void)what; /* DATA: my blocks */
+    coll_publish(a->t, a->x, (uint64_t)p->n * a->nelems * a->elem, a->eager ? FROM_STAGE : FROM_SOURCE, 0);
+}
+
+/* Waits for node member k's blocks; returns where they start */
+static inline const char *alltoall_await(const nodeshm_pub_t *p, int k, int what)
+{
+    const alltoall_pub_t *a = alltoall_of(p);
+    (void)what;
+    (void)coll_await_ready(a->t, a->x, k);
+    return a->eager ? coll_stage_of(a->t, k, a->x.b) : coll_at_member(a->t, a->src, k);
+}
+
+static inline const char *alltoall_block(const nodeshm_pub_t *p, const char *at, int j)
+{
+    return at + (size_t)j * alltoall_of(p)->pitch;
+}
+
+/* Block from member k, at `from` (packed where staged), into dest's block k; when staged, mine
+ * from my source (it is not in my staging) */
+static inline void alltoall_unpack(nodeshm_pub_t *p, int k, const char *from)
+{
+    const alltoall_pub_t *a = alltoall_of(p);
+    const int own = a->eager && k == p->me; /* not in my staging */
+    coll_copy_block(a->dest + (size_t)k * a->dblk, a->dst, own ? a->src + (size_t)k * a->sblk : from,
+                    a->eager && !own ? 1 : a->sst, a->nelems, a->elem);
+}
+
+static inline void alltoall_done(nodeshm_pub_t *p)
+{
+    const alltoall_pub_t *a = alltoall_of(p);
+    coll_mark_done(a->t, a->x);
+}
+
+static const nodeshm_pub_ops_t alltoall_ops = {.post = alltoall_post, .await = alltoall_await,
+                                               .done = alltoall_done, .claim = alltoall_claim,
+                                               .pack = alltoall_pack, .unpack = alltoall_unpack,
+                                               .block = alltoall_block};
+
+/* One node: core/coll/alltoall.h.  A member whose source was read in place waits for the others'
+ * done before returning. */
 static void alltoall_node(nodeshm_team_t *t, coll_turn_t x, void *dest, const void *src, size_t dst,
                           size_t sst, size_t nelems, size_t elem)
 {
-    int n = t->node_n_pes, me = t->node_my_pe;
-    size_t block = nelems * elem, sblk = nelems * sst * elem, dblk = nelems * dst * elem;
-    int eager = (size_t)n * block <= alltoall_eager_max();
-    if (eager) {
-        char *st = coll_stage_claim(t, x);
-        for (int j = 0; j < n; j++)
-            if (j != me)
-                coll_copy_block(st + (size_t)j * block, 1, (const char *)src + (size_t)j * sblk,
-                                sst, nelems, elem);
-    }
-    coll_publish(t, x, (uint64_t)n * block, eager ? FROM_STAGE : FROM_SOURCE, 0);
-    coll_copy_block((char *)dest + (size_t)me * dblk, dst, (const char *)src + (size_t)me * sblk,
-                    sst, nelems, elem);
-    for (int i = 1; i < n; i++) {
-        int k = (me + i) % n;
-        const nodeshm_flag_line_t *r = coll_await_ready(t, x, k);
-        char *to = (char *)dest + (size_t)k * dblk;
-        if (r->word[TURN_FROM] == FROM_STAGE)
-            coll_copy_block(to, dst, coll_stage_of(t, k, x.b) + (size_t)me * block, 1, nelems, elem);
-        else
-            coll_copy_block(to, dst, coll_at_member(t, src, k) + (size_t)me * sblk, sst, nelems, elem);
-    }
-    coll_mark_done(t, x);
-    if (!eager) coll_await_done(t, x);
+    const int n = t->node_n_pes;
+    const size_t block = nelems * elem;
+    alltoall_pub_t a = {.p = {n, t->node_my_pe, 1, 0}, .t = t, .x = x, .dest = dest, .src = src, .dst = dst,
+                        .sst = sst, .nelems = nelems, .elem = elem, .dblk = block * dst, .sblk = block * sst,
+                        .eager = (size_t)n * block <= alltoall_eager_max()};
+    a.pitch = a.eager ? block : a.sblk;
+    nodeshm_alltoall(&alltoall_ops, &a.p);
+    if (!a.eager) coll_await_done(t, x); /* the readers copied my source */
 }
 
 /* Several nodes, where the MPI library's own alltoall wins (coll_nodes_alltoall_by_library: MPICH
