@@ -76,14 +76,17 @@ static inline const char *alltoall_block(const nodeshm_pub_t *p, const char *at,
     return at + (size_t)j * alltoall_of(p)->pitch;
 }
 
-/* Block from member k, at `from` (packed where staged), into dest's block k; when staged, mine
- * from my source (it is not in my staging) */
+/* Block from member k, at `from`, into dest's block k: packed where staged (a constant source
+ * stride of 1, as the former code's call: with the stride a runtime value, strided alltoalls of
+ * 256 B-4 KiB took 2-4% longer, both MPIs), else at k's stride; when staged, mine from my source
+ * (it is not in my staging) */
 static inline void alltoall_unpack(nodeshm_pub_t *p, int k, const char *from)
 {
     const alltoall_pub_t *a = alltoall_of(p);
-    const int own = a->eager && k == p->me; /* not in my staging */
-    coll_copy_block(a->dest + (size_t)k * a->dblk, a->dst, own ? a->src + (size_t)k * a->sblk : from,
-                    a->eager && !own ? 1 : a->sst, a->nelems, a->elem);
+    char *to = a->dest + (size_t)k * a->dblk;
+    if (!a->eager) coll_copy_block(to, a->dst, from, a->sst, a->nelems, a->elem);
+    else if (k != p->me) coll_copy_block(to, a->dst, from, 1, a->nelems, a->elem);
+    else coll_copy_block(to, a->dst, a->src + (size_t)k * a->sblk, a->sst, a->nelems, a->elem);
 }
 
 static inline void alltoall_done(nodeshm_pub_t *p)
