@@ -50,9 +50,13 @@ static inline char *alltoall_claim(nodeshm_pub_t *p)
 static inline void alltoall_pack(nodeshm_pub_t *p, char *to)
 {
     const alltoall_pub_t *a = alltoall_of(p);
-    for (int j = 0; a->eager && j < p->n; j++)
-        if (j != p->me)
-            coll_copy_block(to + (size_t)j * a->pitch, 1, a->src + (size_t)j * a->sblk, a->sst, a->nelems, a->elem);
+    if (!a->eager) return;
+    /* the fields in locals: the blocks' stores may alias the struct, which would reload them */
+    const int n = p->n, me = p->me;
+    const char *src = a->src;
+    const size_t pitch = a->pitch, sblk = a->sblk, sst = a->sst, nelems = a->nelems, elem = a->elem;
+    for (int j = 0; j < n; j++)
+        if (j != me) coll_copy_block(to + (size_t)j * pitch, 1, src + (size_t)j * sblk, sst, nelems, elem);
 }
 
 static inline void alltoall_post(nodeshm_pub_t *p, int what)
