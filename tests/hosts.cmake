@@ -64,6 +64,10 @@ nodeshm_add_script_test(NAME launcher_stale_np2_host2 TIMEOUT 120
   COMMAND launcher_stale.sh $<TARGET_FILE:nodeshm_t_smoke> 2)
 set_tests_properties(launcher_stale_np2_host2 PROPERTIES SKIP_RETURN_CODE 77 LABELS "script;hosts")
 
+# Each emulated host's processes on CPUs of their own (tools/nshost-agent), NSHOST_PIN=0 not.
+nodeshm_add_script_test(NAME host_pinning_np4_host2 TIMEOUT 120 COMMAND host_pinning.sh)
+set_tests_properties(host_pinning_np4_host2 PROPERTIES SKIP_RETURN_CODE 77 LABELS "script;hosts")
+
 # ---- 3 hosts (issue 16): 1 or 2 PEs per host (np3, np6), and uneven hosts (np5: 2+2+1) ----
 # Three nodes make a leaders' communicator of three, which two cannot: rings and trees with a
 # middle, a root node that is neither first nor last, a node with one PE only (np3, np5). The
