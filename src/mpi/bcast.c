@@ -63,7 +63,9 @@ static inline int bcast_leaders(nodeshm_pub_t *p, void *buf, size_t bytes)
         return MPI_SUCCESS;
     }
     if (s->rank != b->root) {
-        PMPI_Recv(buf, (int)bytes, MPI_BYTE, s->p2p_rank[b->root], s->p2p_tag, nsm_p2p, MPI_STATUS_IGNORE);
+        MPI_Request one;
+        PMPI_Irecv(buf, (int)bytes, MPI_BYTE, s->p2p_rank[b->root], s->p2p_tag, nsm_p2p, &one);
+        nsm_wait_requests(1, &one);
         return MPI_SUCCESS;
     }
     MPI_Request *req = nsm_requests(s->n_nodes, "MPI_Bcast");
@@ -71,7 +73,7 @@ static inline int bcast_leaders(nodeshm_pub_t *p, void *buf, size_t bytes)
     for (int r = 0; r < s->size; r++)
         if (nsm_is_leader(s, r) && s->node_of[r] != b->root_node)
             PMPI_Isend(buf, (int)bytes, MPI_BYTE, s->p2p_rank[r], s->p2p_tag, nsm_p2p, &req[n++]);
-    PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+    nsm_wait_requests(n, req);
     free(req);
     return MPI_SUCCESS;
 }

@@ -101,7 +101,7 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
             nsm_unpack((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype, nodeshm_area_slot(&s->area, nr),
                        (size_t)b, comm);
         }
-        PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+        nsm_wait_requests(n, req);
         free(req);
         for (int r = 0; !direct && r < s->size; r++)
             if (s->node_of[r] != root_node)

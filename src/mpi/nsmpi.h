@@ -320,13 +320,18 @@ static inline int nsm_p2p_start(int send, void *buf, long long count, MPI_Dataty
     return MPI_ERR_COUNT; /* no large-count entry in this MPI: a wide count cannot reach here */
 #endif
 }
-/* Waits for n requests of the library by testing them under the core's wait policy (spin, then
- * yield: core/wait.h), not in the library's blocking wait: MPICH's, throttled where ranks
- * outnumber cores (tools/oshrun), sleeps between polls.  Alltoallv between 2 emulated hosts,
- * MPICH, the same binary either way, time 0.85-0.91x of PMPI_Waitall's (2 x 2, 8 B-2 KiB, 5
- * rounds; 2 x 4, 3 rounds); Open MPI 0.98-1.07x (2 x 2, 3 rounds). */
+/* Waits for n requests of the library.  Under MPICH by testing them under the core's wait policy
+ * (spin, then yield: core/wait.h), not in its blocking wait, which (throttled where ranks
+ * outnumber cores: tools/oshrun) sleeps between polls.  2 emulated hosts, the same binary either
+ * way, ratio to the library's own op: Alltoallv 2 x 2 time 0.85-0.91x of PMPI_Waitall's at 8 B-2
+ * KiB (5 rounds; 2 x 4 0.85-0.95x); the root's and leaders' waits of Bcast and Scatter (3 rounds
+ * 2 x 2, 2 rounds 2 x 4): bcast 32-64 KiB 1.09-1.26 -> 1.36x (2 x 4 1.13-1.24 -> 1.31-1.44),
+ * scatter 8-64 KiB 1.00-1.13 -> 1.16-1.39x (1.11-1.34 -> 1.19-1.46), Gather within noise.  Open
+ * MPI's wait polls without sleeping: there the tests gained nothing for Alltoallv (0.98-1.07x)
+ * and lost a little for Bcast, Gather and Scatter at 32-64 KiB, so it keeps PMPI_Waitall. */
 static inline int nsm_wait_requests(int n, MPI_Request *req)
 {
+    if (!NODESHM_UNDER_MPICH) return PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
     nodeshm_waiter_t w = NODESHM_WAITER_INIT;
     for (int flag = 0;;) {
         int rc = PMPI_Testall(n, req, &flag, MPI_STATUSES_IGNORE);

@@ -138,7 +138,7 @@ static int scatter_nodes(nsm_state_t *s, const void *sendbuf, const blocks_t *g,
                     PMPI_Isend((direct ? (const char *)sendbuf : s->area.cur.stage) + (size_t)s->node_first[k] * b,
                                s->node_count[k] * (int)b, MPI_BYTE, s->p2p_rank[r], s->p2p_tag, nsm_p2p, &req[n++]);
             }
-            PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+            nsm_wait_requests(n, req);
             free(req);
         }
     }
