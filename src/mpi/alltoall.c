@@ -152,6 +152,12 @@ int nsm_a2av_pair_direct(const nsm_state_t *s, const char *result, int k, int ou
                : nodeshm_nodes_alltoallv_pair_direct(count, s->node_size, nonzero, (size_t)largest, total);
 }
 
+void nsm_a2av_direct_pairs(const nsm_state_t *s, const char *result, int *dir)
+{
+    for (int k = 0; k < s->n_nodes; k++)
+        for (int out = 0; out < 2; out++) dir[2 * k + out] = nsm_a2av_pair_direct(s, result, k, out);
+}
+
 int nsm_a2av_leaders_post(const nsm_state_t *s, const char *result, char *stage, size_t stride, MPI_Request *req)
 {
     /* the lengths of the stage's blocks, from the members' lines (nsm_a2av_note): member i to

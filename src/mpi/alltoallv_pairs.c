@@ -112,8 +112,8 @@ static void publish_blocks(const nsm_state_t *s, size_t T, const nsm_vec_t *sv, 
  * (nsm_a2av_pair_direct), dir[2 k + out] for node k; NULL, without a wait, when no block of mine
  * to or from another node could (core/coll/library_wins.h: none small enough).  Else waits until
  * my node's lines are all in: what the leader waits for before its exchange anyway. */
-static const char *direct_pairs(nsm_state_t *s, size_t T, uint64_t seq, const nsm_vec_t *sv,
-                                const pair_sides_t *ss, const nsm_vec_t *rv, const pair_sides_t *rs, char *dir)
+static const int *direct_pairs(nsm_state_t *s, size_t T, uint64_t seq, const nsm_vec_t *sv,
+                               const pair_sides_t *ss, const nsm_vec_t *rv, const pair_sides_t *rs, int *dir)
 {
     int some = 0;
     for (int r = 0; r < s->size && !some; r++)
@@ -121,8 +121,7 @@ static const char *direct_pairs(nsm_state_t *s, size_t T, uint64_t seq, const ns
                (nsm_a2av_may_direct(pair_bytes(sv, ss, r), T) || nsm_a2av_may_direct(pair_bytes(rv, rs, r), T));
     if (!some) return NULL;
     nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
-    for (int k = 0; k < s->n_nodes; k++)
-        for (int out = 0; out < 2; out++) dir[2 * k + out] = (char)nsm_a2av_pair_direct(s, s->area.cur.result, k, out);
+    nsm_a2av_direct_pairs(s, s->area.cur.result, dir);
     return dir;
 }
 
@@ -164,7 +163,7 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
     const size_t nsides = sv.types ? 2 * (size_t)s->size : 0;
     max_align_t stack[48]; /* 768 bytes: alltoallv's requests up to 48 ranks (one node), alltoallw's up to 12 */
     const size_t want = nsides * sizeof(pair_side_t) + 2 * (size_t)s->size * sizeof(MPI_Request) +
-                        (s->n_nodes > 1 ? 2 * (size_t)s->n_nodes : 0);
+                        (s->n_nodes > 1 ? 2 * (size_t)s->n_nodes * sizeof(int) : 0);
     void *mem = want <= sizeof stack ? (void *)stack : malloc(want);
     if (!mem) {
         fprintf(stderr, "nodeshm_mpi: %s: out of memory for %d ranks' requests\n", call, s->size);
@@ -246,7 +245,7 @@ int nsm_alltoallv_pairs(nsm_state_t *s, size_t T, const void *sendbuf, nsm_vec_t
     nodeshm_flags_arrive(&s->area.flags, seq);
     /* between nodes, the matrix blocks of direct node pairs rank to rank: from the stage's send
      * half into its receive half, where the leaders would have put them */
-    const char *dir = nodes ? direct_pairs(s, T, seq, &sv, &ss, &rv, &rs, (char *)(req + 2 * s->size)) : NULL;
+    const int *dir = nodes ? direct_pairs(s, T, seq, &sv, &ss, &rv, &rs, (int *)(req + 2 * s->size)) : NULL;
 #define DIRECT(r, out) (dir && dir[2 * s->node_of[r] + (out)])
     int via_leaders = 0; /* a matrix block of mine from another node comes through the leaders */
     for (int r = 0; nodes && r < s->size && rc == MPI_SUCCESS; r++) {

@@ -211,8 +211,8 @@ static int a2a_post_direct(nsm_nbv_t *v, const nodeshm_nb_t *nb)
     for (int r = 0; r < s->size && !some; r++)
         some = s->node_of[r] != s->my_node && (nsm_a2av_may_direct(nsm_nbv_bytes(v->cnt[r], v->ssize), v->T) ||
                                                nsm_a2av_may_direct(nsm_nbv_bytes(v->rcnt[r], v->rsize), v->T));
-    for (int k = 0; k < s->n_nodes; k++)
-        for (int out = 0; out < 2; out++) v->lv[2 * k + out] = some && nsm_a2av_pair_direct(s, nb->bufs.result, k, out);
+    if (some) nsm_a2av_direct_pairs(s, nb->bufs.result, v->lv);
+    else memset(v->lv, 0, 2 * (size_t)s->n_nodes * sizeof(int));
     for (int r = 0; r < s->size; r++) { /* at most the inject size each: int counts */
         if (a2a_direct(v, r, 0, &n))
             PMPI_Irecv((void *)nsm_a2a_recv_ptr(s, nb->bufs.stage, v->T, r), (int)n, MPI_BYTE, s->p2p_rank[r],

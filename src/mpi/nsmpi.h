@@ -378,6 +378,8 @@ int nsm_a2av_leaders_post(const nsm_state_t *s, const char *result, char *stage,
  * the leaders leave such a pair out and its members send and receive those blocks themselves:
  * from the stage's send half into its receive half, where the leaders would have put them. */
 int nsm_a2av_pair_direct(const nsm_state_t *s, const char *result, int k, int out);
+/* All of them: dir[2 k + out] = nsm_a2av_pair_direct(s, result, k, out) for every node k. */
+void nsm_a2av_direct_pairs(const nsm_state_t *s, const char *result, int *dir);
 /* Whether a block of `bytes` (to or from another node, stride T) may be one of them: if none of
  * a rank's is, it need not wait for its node's lines. */
 static inline int nsm_a2av_may_direct(size_t bytes, size_t T)
