@@ -155,6 +155,7 @@ nsm_nb_op_t *nsm_nb_new_sized(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm
         fprintf(stderr, "nodeshm_mpi: a non-blocking collective on %d ranks: out of memory\n", s->size);
         nodeshm_abort_job(1);
     }
+    o->lreq[0] = o->lreq[1] = MPI_REQUEST_NULL;
     o->refs = request ? 2 : 1;
     o->s = s;
     o->comm = s->comm;

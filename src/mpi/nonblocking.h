@@ -29,7 +29,8 @@ typedef struct nsm_nb_op {
     MPI_Op op;
     size_t bytes;     /* the message (bcast, reductions) or one rank's block */
     void *owner;      /* persistent.c: its request's entry (then no generalized request) */
-    MPI_Request lreq; /* between nodes, a leader: its call on the leaders' communicator */
+    MPI_Request lreq[2]; /* between nodes, a leader: its call on the leaders' communicator, or its
+                          * messages to the other node's leader (nonblocking_nodes.c); unused: MPI_REQUEST_NULL */
     int id;           /* the op (NSM_OP_I...), set by nsm_nb_go */
     struct nsm_nb_op *live_prev, *live_next; /* while its generalized request lives */
 } nsm_nb_op_t;

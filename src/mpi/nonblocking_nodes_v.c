@@ -102,7 +102,7 @@ static int allgatherv_start(nodeshm_nb_t *nb)
     if (!nodeshm_nb_all_arrived(nb)) return 0;
     int *cnt = nsm_nb_stage_runs(s, v->soff, 0, v->lv);
     PMPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, nb->bufs.stage, cnt, cnt + s->n_nodes, MPI_BYTE, s->leaders,
-                     &v->o.lreq);
+                     v->o.lreq);
     return 1;
 }
 /* everyone's blocks out of the stage once the node is released (not mine where it is in place) */
@@ -143,7 +143,7 @@ static int alltoall_start(nodeshm_nb_t *nb)
     nsm_a2a_leaders_counts(s, lv);
     v->ltype = nsm_a2a_block_type(v->T, v->T);
     PMPI_Ialltoallv(nb->bufs.stage, lv, lv + n, v->ltype, nsm_a2a_recv_half(s, nb->bufs.stage, v->T), lv + 2 * n,
-                    lv + 3 * n, v->ltype, s->leaders, &v->o.lreq);
+                    lv + 3 * n, v->ltype, s->leaders, v->o.lreq);
     return 1;
 }
 static int alltoall_leaders_test(nodeshm_nb_t *nb)

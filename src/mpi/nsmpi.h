@@ -371,6 +371,8 @@ static inline void nsm_a2av_note(const nsm_state_t *s, int *line, size_t T, int 
  * requests it put in req (room for 2 * n_nodes): Alltoallv waits for them, Ialltoallv's leader
  * tests them at each progress pass. */
 #define NSM_A2AV_LEADERS_TAG 16
+/* Two nodes: the non-blocking ops' leaders' messages (nonblocking_nodes.c) */
+#define NSM_LEADERS_PAIR_TAG 17
 int nsm_a2av_leaders_post(const nsm_state_t *s, const char *result, char *stage, size_t stride, MPI_Request *req);
 /* Whether the blocks of the node pair (my node, node k) travel rank to rank, not through the
  * leaders (core/coll/library_wins.h), read from the members' lines in `result` once all are in:
