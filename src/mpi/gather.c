@@ -1,11 +1,48 @@
-/* libnodeshm_mpi: MPI_Gather: ranks pack their block into their slot; the root copies out
- * (one node), or node leaders PMPI_Gatherv the node's slots to the root's leader (several; up
- * to NSM_ROOT_DIRECT_NODES nodes the root receives them from the other leaders itself: leaders.h). */
+/* libnodeshm_mpi: MPI_Gather: ranks pack their block into their slot; the root copies out (one
+ * node: core/coll/gather.h), or node leaders PMPI_Gatherv the node's slots to the root's leader
+ * (several; up to NSM_ROOT_DIRECT_NODES nodes the root receives them from the other leaders
+ * itself: leaders.h). */
 #include "mpi/nsmpi.h"
 #include "mpi/leaders.h"
+#include "mpi/publish.h"
+#include "core/coll/gather.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- one node: core/coll/gather.h on the node area (publish.h) ------------------------------------ */
+/* Every rank but the root packs its block into its slot and posts its arrive flag; the root
+ * copies its own block from its send buffer (unless in place), then each other rank's out of its
+ * slot as soon as it has arrived (on one node a rank's node rank is its rank). */
+typedef struct nsm_gather_pub {
+    nsm_pub_t c;
+    const void *sendbuf;
+    int sendcount, recvcount;
+    MPI_Datatype sendtype, recvtype;
+    char *recvbuf;
+    size_t rstride, b; /* the root's blocks' pitch in recvbuf; a block's bytes */
+    MPI_Comm comm;
+} nsm_gather_pub_t;
+static inline const nsm_gather_pub_t *gather_of(const nodeshm_pub_t *p) { return (const nsm_gather_pub_t *)p; }
+
+static inline char *gather_claim(nodeshm_pub_t *p) { return nodeshm_area_slot(&nsm_pub_of(p)->s->area, p->me); }
+static inline void gather_pack(nodeshm_pub_t *p, char *to)
+{
+    const nsm_gather_pub_t *g = gather_of(p);
+    nsm_pack(to, g->b, g->sendbuf, g->sendcount, g->sendtype, g->comm);
+}
+/* from NULL: my own block, from my send buffer (MPI_IN_PLACE: already there) */
+static inline void gather_unpack(nodeshm_pub_t *p, int k, const char *from)
+{
+    const nsm_gather_pub_t *g = gather_of(p);
+    char *dst = g->recvbuf + (size_t)k * g->rstride;
+    if (from)
+        nsm_unpack(dst, g->recvcount, g->recvtype, from, g->b, g->comm);
+    else if (g->sendbuf != MPI_IN_PLACE) /* a memcpy for predefined types (a self Sendrecv cost Open MPI 0.1-0.2 us) */
+        nsm_copy(dst, g->recvcount, g->recvtype, g->sendbuf, g->sendcount, g->sendtype, g->b, g->comm);
+}
+static const nodeshm_pub_ops_t gather_ops = {.post = nsm_pub_post, .await = nsm_pub_await, .done = nsm_pub_done,
+                                             .claim = gather_claim, .pack = gather_pack, .unpack = gather_unpack};
 NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                 MPI_Comm comm)
@@ -40,28 +77,31 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
     if (rank == root) PMPI_Type_get_extent(recvtype, &rlb, &rext);
     const size_t rstride = (size_t)recvcount * (size_t)rext;
     uint64_t seq = nsm_begin_sized(s, NSM_OP_GATHER, (size_t)b);
+    if (s->n_nodes == 1) {
+        nsm_gather_pub_t g = {.sendbuf = sendbuf, .sendcount = sendcount, .recvcount = recvcount,
+                              .sendtype = sendtype, .recvtype = recvtype, .recvbuf = recvbuf, .rstride = rstride,
+                              .b = (size_t)b, .comm = comm};
+        nsm_pub_start(&g.c, s, seq, recvtype, MPI_OP_NULL);
+        nodeshm_gather(&gather_ops, &g.c.p, root);
+        return MPI_SUCCESS;
+    }
+    /* ---- several nodes */
     char *slot = nodeshm_area_slot(&s->area, s->node_rank);
     int in_place = rank == root && sendbuf == MPI_IN_PLACE;
-    int multi = s->n_nodes > 1;
-    if (rank != root || multi) {
-        if (in_place)
-            nsm_pack(slot, (size_t)b, (char *)recvbuf + (size_t)rank * rstride, recvcount, recvtype, comm);
-        else
-            nsm_pack(slot, (size_t)b, sendbuf, sendcount, sendtype, comm);
-        nodeshm_flags_arrive(&s->area.flags, seq);
-    }
-    const char *src = s->area.cur.slots;
-    size_t src_stride = s->area.cur.slot_stride;
+    if (in_place)
+        nsm_pack(slot, (size_t)b, (char *)recvbuf + (size_t)rank * rstride, recvcount, recvtype, comm);
+    else
+        nsm_pack(slot, (size_t)b, sendbuf, sendcount, sendtype, comm);
+    nodeshm_flags_arrive(&s->area.flags, seq);
     int root_node = s->node_of[root], root_here = root_node == s->my_node;
     /* the root receives the other nodes' blocks from their leaders itself (leaders.h), its own
      * node's from the slots */
-    int p2p = multi && nsm_root_direct(s);
+    int p2p = nsm_root_direct(s);
     /* the root receives them straight into recvbuf when that is laid out as the stage is (dense
      * blocks, nodes in rank order): no second copy of them */
-    int direct = multi && rank == root && (p2p || s->node_rank == 0) && nsm_is_dense(recvtype) &&
-                 nsm_nodes_in_order(s);
+    int direct = rank == root && (p2p || s->node_rank == 0) && nsm_is_dense(recvtype) && nsm_nodes_in_order(s);
     char *into = direct ? (char *)recvbuf : s->area.cur.stage;
-    if (multi && s->node_rank == 0 && !(p2p && root_here)) {
+    if (s->node_rank == 0 && !(p2p && root_here)) {
         nodeshm_flags_wait_all(&s->area.flags, NODESHM_FLAG_ARRIVE, seq);
         MPI_Datatype blocks;
         PMPI_Type_vector(s->node_size, (int)b, (int)s->area.cur.slot_stride, MPI_BYTE, &blocks);
@@ -108,27 +148,11 @@ NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype
                 nsm_unpack((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype,
                            s->area.cur.stage + (size_t)s->stage_index[r] * (size_t)b, (size_t)b, comm);
     } else if (rank == root && !direct) {
-        if (multi) {
-            if (s->node_rank != 0) nodeshm_flags_wait_release(&s->area.flags, seq);
-            src = s->area.cur.stage;
-            src_stride = (size_t)b;
-        }
-        for (int r = 0; r < s->size; r++) {
-            char *dst = (char *)recvbuf + (size_t)r * rstride;
-            if (r == root) {
-                if (!in_place) {
-                    if (multi)
-                        nsm_unpack(dst, recvcount, recvtype, src + (size_t)s->stage_index[r] * src_stride,
-                                   (size_t)b, comm);
-                    else /* a memcpy for predefined types (a self Sendrecv cost Open MPI 0.1-0.2 us) */
-                        nsm_copy(dst, recvcount, recvtype, sendbuf, sendcount, sendtype, (size_t)b, comm);
-                }
-                continue;
-            }
-            int idx = s->stage_index[r];
-            if (!multi) nodeshm_flags_wait_arrive(&s->area.flags, idx, seq);
-            nsm_unpack(dst, recvcount, recvtype, src + (size_t)idx * src_stride, (size_t)b, comm);
-        }
+        if (s->node_rank != 0) nodeshm_flags_wait_release(&s->area.flags, seq);
+        for (int r = 0; r < s->size; r++)
+            if (r != root || !in_place)
+                nsm_unpack((char *)recvbuf + (size_t)r * rstride, recvcount, recvtype,
+                           s->area.cur.stage + (size_t)s->stage_index[r] * (size_t)b, (size_t)b, comm);
     }
     nodeshm_flags_done(&s->area.flags, seq);
     return MPI_SUCCESS;

@@ -22,10 +22,71 @@
  * with Open MPI (1.1-1.3x), and 8-64 KiB at 8 ranks with Open MPI (1.3-1.8x) but not MPICH
  * (0.5-0.8x). */
 #include "mpi/nsmpi.h"
+#include "mpi/publish.h"
+#include "core/coll/gather.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* core/coll/gather.h on the node area (publish.h): a rank whose block goes through its slot
+ * packs it there and posts; the root copies its own block, then each slot block as soon as its
+ * rank has arrived (on one node a rank's node rank is its rank), while its receives of the
+ * point-to-point blocks run; its done waits for them. */
+typedef struct nsm_gatherv_pub {
+    nsm_pub_t c;
+    const void *sendbuf;
+    int sendcount;
+    MPI_Datatype sendtype, recvtype;
+    size_t mine, t, lo, max; /* my block's bytes; recvtype's size; the slot window */
+    char *recvbuf;
+    const int *recvcounts, *displs;
+    MPI_Aint ext;
+    MPI_Comm comm;
+    int dense, nreq;
+    MPI_Request *req;
+} nsm_gatherv_pub_t;
+static inline nsm_gatherv_pub_t *gatherv_of(nodeshm_pub_t *p) { return (nsm_gatherv_pub_t *)p; }
+/* a block goes through its sender's slot when lo <= bytes <= max, else point to point */
+static inline int via_slot(const nsm_gatherv_pub_t *g, size_t n) { return n > 0 && n >= g->lo && n <= g->max; }
+
+static inline char *gatherv_claim(nodeshm_pub_t *p) { return nodeshm_area_slot(&nsm_pub_of(p)->s->area, p->me); }
+static inline void gatherv_pack(nodeshm_pub_t *p, char *to)
+{
+    const nsm_gatherv_pub_t *g = gatherv_of(p);
+    nsm_pack(to, g->mine, g->sendbuf, g->sendcount, g->sendtype, g->comm);
+}
+/* the bytes rank k publishes: its block's, where that goes through its slot */
+static inline size_t gatherv_size(nodeshm_pub_t *p, int k)
+{
+    const nsm_gatherv_pub_t *g = gatherv_of(p);
+    size_t n = (size_t)g->recvcounts[k] * g->t;
+    return via_slot(g, n) ? n : 0;
+}
+/* from NULL: my own block, from my send buffer (MPI_IN_PLACE: already there) */
+static inline void gatherv_unpack(nodeshm_pub_t *p, int k, const char *from)
+{
+    const nsm_gatherv_pub_t *g = gatherv_of(p);
+    char *dst = g->recvbuf + g->displs[k] * g->ext;
+    size_t n = (size_t)g->recvcounts[k] * g->t;
+    if (!from) {
+        if (g->sendbuf != MPI_IN_PLACE)
+            nsm_copy(dst, g->recvcounts[k], g->recvtype, g->sendbuf, g->sendcount, g->sendtype, g->mine, g->comm);
+    } else if (g->dense)
+        memcpy(dst, from, n);
+    else
+        nsm_unpack(dst, g->recvcounts[k], g->recvtype, from, n, g->comm);
+}
+/* the root's point-to-point receives, then the flag */
+static inline void gatherv_done(nodeshm_pub_t *p)
+{
+    nsm_gatherv_pub_t *g = gatherv_of(p);
+    if (g->nreq) PMPI_Waitall(g->nreq, g->req, MPI_STATUSES_IGNORE);
+    nsm_pub_done(p);
+}
+static const nodeshm_pub_ops_t gatherv_ops = {.post = nsm_pub_post, .await = nsm_pub_await, .done = gatherv_done,
+                                              .claim = gatherv_claim, .pack = gatherv_pack, .unpack = gatherv_unpack,
+                                              .size = gatherv_size};
 
 NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                  void *recvbuf, const int recvcounts[], const int displs[],
@@ -55,59 +116,34 @@ NSM_BODY int accelerated_Gatherv(const void *sendbuf, int sendcount, MPI_Datatyp
     long long mine = in_place ? 0 : nsm_bytes(sendcount, sendtype);
     if (mine < 0) return nsm_bad_arg(comm, "MPI_Gatherv", "sendcount (or sendtype)", sendcount);
 
-    /* a block goes through its sender's slot when lo <= bytes <= max, else point to point */
-    const size_t lo = s->min[NSM_OP_GATHERV];
-#define VIA_SLOT(n) ((n) > 0 && (n) >= lo && (n) <= max)
-    if (!at_root) {
-        if (!VIA_SLOT((size_t)mine)) {
-            /* writes no shared buffer: no wait for the previous operation's readers */
-            uint64_t seq = nsm_begin_reader_sized(s, NSM_OP_GATHERV, max);
-            if (mine) PMPI_Send(sendbuf, sendcount, sendtype, s->p2p_rank[root], s->p2p_tag, nsm_p2p);
-            nodeshm_flags_done(&s->area.flags, seq);
-            return MPI_SUCCESS;
-        }
-        uint64_t seq = nsm_begin_sized(s, NSM_OP_GATHERV, max);
-        nsm_pack(nodeshm_area_slot(&s->area, s->node_rank), (size_t)mine, sendbuf, sendcount, sendtype,
-                 comm);
-        nodeshm_flags_arrive(&s->area.flags, seq);
+    nsm_gatherv_pub_t g = {.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvtype = recvtype,
+                           .mine = (size_t)mine, .t = at_root ? (size_t)t : 0, .lo = s->min[NSM_OP_GATHERV], .max = max,
+                           .recvbuf = recvbuf, .recvcounts = recvcounts, .displs = displs, .ext = ext, .comm = comm,
+                           .dense = at_root && nsm_is_dense(recvtype)};
+    if (!at_root && !via_slot(&g, (size_t)mine)) {
+        /* writes no shared buffer: no wait for the previous operation's readers */
+        uint64_t seq = nsm_begin_reader_sized(s, NSM_OP_GATHERV, max);
+        if (mine) PMPI_Send(sendbuf, sendcount, sendtype, s->p2p_rank[root], s->p2p_tag, nsm_p2p);
         nodeshm_flags_done(&s->area.flags, seq);
         return MPI_SUCCESS;
     }
     /* the root only reads shared buffers; point-to-point blocks arrive by themselves while it
      * copies the others out */
-    uint64_t seq = nsm_begin_reader_sized(s, NSM_OP_GATHERV, max);
-    MPI_Request *req = NULL;
-    int nreq = 0;
-    for (int r = 0; r < s->size; r++) {
+    uint64_t seq = at_root ? nsm_begin_reader_sized(s, NSM_OP_GATHERV, max) : nsm_begin_sized(s, NSM_OP_GATHERV, max);
+    for (int r = 0; at_root && r < s->size; r++) {
         size_t n = (size_t)recvcounts[r] * (size_t)t;
-        if (r == root || n == 0 || VIA_SLOT(n)) continue;
-        if (!req && !(req = malloc(sizeof *req * (size_t)s->size))) {
+        if (r == root || n == 0 || via_slot(&g, n)) continue;
+        if (!g.req && !(g.req = malloc(sizeof *g.req * (size_t)s->size))) {
             fprintf(stderr, "nodeshm_mpi: MPI_Gatherv: out of memory for %d requests\n", s->size);
             nodeshm_abort_job(1);
         }
         PMPI_Irecv((char *)recvbuf + displs[r] * ext, recvcounts[r], recvtype, s->p2p_rank[r], s->p2p_tag,
-                   nsm_p2p, &req[nreq++]);
+                   nsm_p2p, &g.req[g.nreq++]);
     }
-    if (!in_place)
-        nsm_copy((char *)recvbuf + displs[root] * ext, recvcounts[root], recvtype, sendbuf, sendcount, sendtype,
-                 (size_t)mine, comm);
-    const int dense = nsm_is_dense(recvtype);
-    for (int r = 0; r < s->size; r++) {
-        size_t n = (size_t)recvcounts[r] * (size_t)t;
-        if (r == root || !VIA_SLOT(n)) continue;
-        int nr = s->stage_index[r]; /* one node: stage index = node rank */
-        nodeshm_flags_wait_arrive(&s->area.flags, nr, seq);
-        const char *src = nodeshm_area_slot(&s->area, nr);
-        if (dense)
-            memcpy((char *)recvbuf + displs[r] * ext, src, n);
-        else
-            nsm_unpack((char *)recvbuf + displs[r] * ext, recvcounts[r], recvtype, src, n, comm);
-    }
-    if (nreq) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-    free(req);
-    nodeshm_flags_done(&s->area.flags, seq);
+    nsm_pub_start(&g.c, s, seq, recvtype, MPI_OP_NULL);
+    nodeshm_gather(&gatherv_ops, &g.c.p, root); /* one node: the root's node rank is root */
+    free(g.req);
     return MPI_SUCCESS;
-#undef VIA_SLOT
 }
 
 /* The entry, frame-less (see MPI_Bcast): switched off (Open MPI's default) is a jump. */

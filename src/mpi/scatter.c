@@ -1,5 +1,6 @@
 /* libnodeshm_mpi: MPI_Scatter and MPI_Scatterv.  The root packs every node peer's block into
- * that peer's slot and raises its own arrive flag once; peers copy their block out.  Between
+ * that peer's slot and raises its own arrive flag once; peers copy their block out (one node:
+ * core/coll/scatter.h).  Between
  * nodes (Scatter) the root packs all blocks into its leader's stage (node by node), the root's
  * leader PMPI_Scatterv's the node blocks to the other leaders' stages (one message per node) and
  * every leader releases its node, whose ranks copy their block out of the stage (up to
@@ -32,6 +33,8 @@
  * ranks.  Scatterv measures alike. */
 #include "mpi/nsmpi.h"
 #include "mpi/leaders.h"
+#include "mpi/publish.h"
+#include "core/coll/scatter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,56 +55,95 @@ static const char *blk_at(const void *sendbuf, const blocks_t *g, int r)
     return (const char *)sendbuf + (g->counts ? (MPI_Aint)g->displs[r] : (MPI_Aint)r * g->count) * g->ext;
 }
 
-/* One node.  A block goes through its receiver's slot when lo <= bytes <= hi, else point to
- * point (Scatterv; Scatter's blocks are all in range); mine: this rank's block bytes. */
+/* ---- one node: core/coll/scatter.h on the node area (publish.h) ---------------------------------- */
+/* A block goes through its receiver's slot when lo <= bytes <= hi, else point to point
+ * (Scatterv; Scatter's blocks are all in range): the root packs the slot blocks, posts the
+ * point-to-point sends (its pack) and waits for them at the end (its done); a receiver of a slot
+ * block copies it out of its slot once the root has arrived (on one node node rank = rank). */
+typedef struct nsm_scatter_pub {
+    nsm_pub_t c;
+    const void *sendbuf;
+    const blocks_t *g;
+    MPI_Datatype sendtype, recvtype;
+    void *recvbuf;
+    int recvcount, nreq;
+    size_t mine, lo, hi; /* my block's bytes; the slot window */
+    MPI_Comm comm;
+    MPI_Request *req;
+} nsm_scatter_pub_t;
+static inline nsm_scatter_pub_t *scatter_of(nodeshm_pub_t *p) { return (nsm_scatter_pub_t *)p; }
+static inline int via_slot(const nsm_scatter_pub_t *a, size_t n) { return n > 0 && n >= a->lo && n <= a->hi; }
+
+static inline char *scatter_claim(nodeshm_pub_t *p) { return nsm_pub_of(p)->s->area.cur.slots; }
+static inline const char *scatter_block(const nodeshm_pub_t *p, const char *at, int j)
+{
+    (void)at;
+    return nodeshm_area_slot(&nsm_pub_of(p)->s->area, j);
+}
+static inline void scatter_pack(nodeshm_pub_t *p, char *to)
+{
+    nsm_scatter_pub_t *a = scatter_of(p);
+    const nsm_state_t *s = a->c.s;
+    const blocks_t *g = a->g;
+    (void)to;
+    for (int r = 0; r < s->size; r++) {
+        size_t n = blk_bytes(g, r);
+        if (r == p->me || n == 0) continue;
+        if (via_slot(a, n)) {
+            nsm_pack(nodeshm_area_slot(&s->area, r), n, blk_at(a->sendbuf, g, r), blk_count(g, r), a->sendtype, a->comm);
+            continue;
+        }
+        if (!a->req && !(a->req = malloc(sizeof *a->req * (size_t)s->size))) {
+            fprintf(stderr, "nodeshm_mpi: MPI_Scatterv: out of memory for %d requests\n", s->size);
+            nodeshm_abort_job(1);
+        }
+        PMPI_Isend(blk_at(a->sendbuf, g, r), blk_count(g, r), a->sendtype, s->p2p_rank[r], s->p2p_tag, nsm_p2p,
+                   &a->req[a->nreq++]);
+    }
+}
+/* from NULL: the root's own block, from its send buffer (MPI_IN_PLACE: already there) */
+static inline void scatter_unpack(nodeshm_pub_t *p, int k, const char *from)
+{
+    const nsm_scatter_pub_t *a = scatter_of(p);
+    if (from)
+        nsm_unpack(a->recvbuf, a->recvcount, a->recvtype, from, a->mine, a->comm);
+    else if (a->recvbuf != MPI_IN_PLACE)
+        nsm_copy(a->recvbuf, a->recvcount, a->recvtype, blk_at(a->sendbuf, a->g, k), blk_count(a->g, k), a->sendtype,
+                 a->mine, a->comm);
+}
+static inline void scatter_done(nodeshm_pub_t *p)
+{
+    nsm_scatter_pub_t *a = scatter_of(p);
+    if (a->nreq) PMPI_Waitall(a->nreq, a->req, MPI_STATUSES_IGNORE);
+    nsm_pub_done(p);
+}
+static const nodeshm_pub_ops_t scatter_ops = {.post = nsm_pub_post, .await = nsm_pub_await, .done = scatter_done,
+                                              .claim = scatter_claim, .pack = scatter_pack, .unpack = scatter_unpack,
+                                              .block = scatter_block};
+
+/* mine: this rank's block bytes */
 static int scatter_node(nsm_state_t *s, const void *sendbuf, const blocks_t *g, MPI_Datatype sendtype,
                         void *recvbuf, int recvcount, MPI_Datatype recvtype, size_t mine, size_t lo,
                         size_t hi, int root, MPI_Comm comm, int op)
 {
-#define VIA_SLOT(n) ((n) > 0 && (n) >= lo && (n) <= hi)
-    int root_nr = s->stage_index[root]; /* one node: stage index = node rank */
-    if (s->rank != root) {
-        /* only reads shared buffers: no wait for the previous operation's readers */
-        uint64_t seq = nsm_begin_reader_sized(s, op, hi);
-        if (VIA_SLOT(mine)) {
-            nodeshm_flags_wait_arrive(&s->area.flags, root_nr, seq);
-            nsm_unpack(recvbuf, recvcount, recvtype, nodeshm_area_slot(&s->area, s->node_rank), mine,
-                       comm);
-        } else if (mine) {
-            PMPI_Recv(recvbuf, recvcount, recvtype, s->p2p_rank[root], s->p2p_tag, nsm_p2p, MPI_STATUS_IGNORE);
-        }
+    nsm_scatter_pub_t a = {.sendbuf = sendbuf, .g = g, .sendtype = sendtype, .recvtype = recvtype,
+                           .recvbuf = recvbuf, .recvcount = recvcount, .mine = mine, .lo = lo, .hi = hi,
+                           .comm = comm};
+    int writes = 0;
+    if (s->rank == root)
+        for (int r = 0; r < s->size && !writes; r++) writes = r != root && via_slot(&a, blk_bytes(g, r));
+    /* only the root writes shared buffers: it overwrites slots only once their readers of the
+     * previous operation are done; the others do not wait for them */
+    uint64_t seq = writes ? nsm_begin_sized(s, op, hi) : nsm_begin_reader_sized(s, op, hi);
+    if (s->rank != root && !via_slot(&a, mine)) {
+        if (mine) PMPI_Recv(recvbuf, recvcount, recvtype, s->p2p_rank[root], s->p2p_tag, nsm_p2p, MPI_STATUS_IGNORE);
         nodeshm_flags_done(&s->area.flags, seq);
         return MPI_SUCCESS;
     }
-    int writes = 0, nreq = 0;
-    for (int r = 0; r < s->size && !writes; r++) writes = r != root && VIA_SLOT(blk_bytes(g, r));
-    /* the root overwrites slots: only once their readers of the previous operation are done */
-    uint64_t seq = writes ? nsm_begin_sized(s, op, hi) : nsm_begin_reader_sized(s, op, hi);
-    MPI_Request *req = NULL;
-    for (int r = 0; r < s->size; r++) {
-        size_t n = blk_bytes(g, r);
-        if (r == root || n == 0) continue;
-        if (!VIA_SLOT(n)) {
-            if (!req && !(req = malloc(sizeof *req * (size_t)s->size))) {
-                fprintf(stderr, "nodeshm_mpi: MPI_Scatterv: out of memory for %d requests\n", s->size);
-                nodeshm_abort_job(1);
-            }
-            PMPI_Isend(blk_at(sendbuf, g, r), blk_count(g, r), sendtype, s->p2p_rank[r], s->p2p_tag, nsm_p2p,
-                       &req[nreq++]);
-            continue;
-        }
-        nsm_pack(nodeshm_area_slot(&s->area, s->stage_index[r]), n, blk_at(sendbuf, g, r),
-                 blk_count(g, r), sendtype, comm);
-    }
-    nodeshm_flags_arrive(&s->area.flags, seq);
-    if (recvbuf != MPI_IN_PLACE)
-        nsm_copy(recvbuf, recvcount, recvtype, blk_at(sendbuf, g, root), blk_count(g, root), sendtype, mine,
-                 comm);
-    if (nreq) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-    free(req);
-    nodeshm_flags_done(&s->area.flags, seq);
+    nsm_pub_start(&a.c, s, seq, recvtype, MPI_OP_NULL);
+    nodeshm_scatter(&scatter_ops, &a.c.p, root); /* one node: the root's node rank is root */
+    free(a.req);
     return MPI_SUCCESS;
-#undef VIA_SLOT
 }
 
 /* Several nodes, uniform blocks of b bytes (Scatter). */

@@ -33,7 +33,8 @@
  *   block(at, j)   alltoall's: where block j of a publication that starts at `at` (what await
  *                  or claim returned) is: the face knows the blocks' pitch (packed, or its
  *                  source's stride where a member's source is read in place);
- *   size(k) / check(total)  collect's: the bytes of member k's piece (where each member's size
+ *   size(k) / check(total)  gather's size: the bytes member k publishes (0: none, its piece
+ *                  goes another way); collect's: the bytes of member k's piece (where each member's size
  *                  comes with its piece, the OpenSHMEM collect's, it awaits k's post for it),
  *                  and whether my output holds `total` bytes (the OpenSHMEM face's symmetric
  *                  check of dest; 0: it does).  A face whose output needs no check (MPI: the
@@ -62,7 +63,10 @@
  *     start, ready the arrive flag's test, and a done that does nothing: the progress engine
  *     raises a lane's done flag over its completed ops in sequence order (core/coll/progress.h);
  *     for alltoall on one node (src/mpi/alltoall.c) every member's row of the slots area's
- *     matrix as claim and await, blocks of the packed block size apart;
+ *     matrix as claim and await, blocks of the packed block size apart; for gather and scatter
+ *     on one node (src/mpi/gather.c, gatherv.c, scatter.c) every member's slot (scatter: the
+ *     root's claim is the slots area, block j member j's slot), MPI_Gatherv's size 0 for a
+ *     block outside its window, the v-forms' point-to-point blocks in their pack and done;
  *   OpenSHMEM (core/coll/team/publish.h): a team's turn (turns.c: staging, or small.c's ring
  *     for small contributions), the turn lines of the members' control blocks (DATA: arrive, or
  *     the ring entry's epoch; SHARED: reduced), the last member's staging buffer of the turn as
@@ -77,10 +81,10 @@
  * Which families fit: the reductions (reduce.h: ordered over at(0..n-1)), the scans (scan.h),
  * broadcast (bcast.h: one publisher per node, the others read at(publisher)), collect on one
  * node (collect.h: every member posts, each copies every piece out of at(k)), alltoall on one
- * node (alltoall.h: every member posts, each copies block me out of at(k)) and gather alike,
- * with an exchange hook each for their leaders' MPI call (the leaders' allgatherv, alltoallv
- * still to come).  What
- * stays in a face: its arguments and hand-over rules, how large one call (or round) may be, the
+ * node (alltoall.h: every member posts, each copies block me out of at(k)), gather and scatter
+ * on one node (gather.h: every member but the root posts, the root copies; scatter.h: the root
+ * posts, each member copies block me), with an exchange hook each for their leaders' MPI call
+ * (the leaders' allgatherv, alltoallv, gatherv, scatterv still to come).  What stays in a face: its arguments and hand-over rules, how large one call (or round) may be, the
  * library's own collective where it wins, and protocols that read a peer's source in place
  * beyond what at(k) can say (the OpenSHMEM face's large broadcast between nodes, pipelined from
  * the leader's dest, which only symmetric memory allows).  Nothing here knows a face. */
@@ -117,9 +121,9 @@ typedef struct nodeshm_pub_ops {
     void (*unpack)(nodeshm_pub_t *p, int k, const char *from);
     /* broadcast */
     int (*bcast)(nodeshm_pub_t *p, void *buf, size_t bytes);
-    /* alltoall (alltoall.h) */
+    /* alltoall (alltoall.h), scatter (scatter.h) */
     const char *(*block)(const nodeshm_pub_t *p, const char *at, int j);
-    /* collect (collect.h), where the output is checked */
+    /* collect (collect.h), where the output is checked; gather (gather.h) */
     size_t (*size)(nodeshm_pub_t *p, int k);
     int (*check)(nodeshm_pub_t *p, size_t total);
     /* collect's copy order: 1 from my own piece round to the one before it (readers spread over
