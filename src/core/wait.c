@@ -7,6 +7,7 @@ unsigned nodeshm_spin_limit = 4096;
 unsigned nodeshm_polls_per_yield = 1;
 int nodeshm_wait_needs_progress = 0;
 int nodeshm_wait_oversubscribed = 0;
+int nodeshm_lock_threads = 1; /* core/lock.h */
 long nodeshm_release_yield_ns = 0;
 
 /* Between nodes with a core per PE, a waiting PE past its spin may keep polling MPI and yield

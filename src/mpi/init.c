@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include "mpi/nsmpi.h"
+#include "core/lock.h"
 #include "mpi/nsmpi_config.h"
 #include "core/env.h"
 #include "core/tuning.h"
@@ -265,6 +266,9 @@ void nsm_scope_node(void)
  * the Fortran MPI_INIT's (fortran.c), where the MPI's own Fortran routine bypasses ours. */
 void nsm_after_init(void)
 {
+    /* no two threads in MPI at once below MPI_THREAD_MULTIPLE: the core's locks need no mutex */
+    int level = MPI_THREAD_MULTIPLE;
+    if (PMPI_Query_thread(&level) == MPI_SUCCESS && level < MPI_THREAD_MULTIPLE) nodeshm_lock_single_thread();
     nsm_setup_keyval();
     nsm_setup_p2p();
     nsm_scope_node();

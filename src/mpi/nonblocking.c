@@ -44,6 +44,7 @@
  *   looked into); 4 ranks 1.0-140x at 64 B-64 KiB.  Window 16 KiB on one node. */
 #include "mpi/nonblocking.h"
 #include "nsm_bigcount_config.h"
+#include "core/lock.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -73,27 +74,27 @@ static int nb_query(void *extra, MPI_Status *status)
 }
 /* Our generalized requests alive, from the start to the free callback (the Wait or Test that
  * returns one complete frees it): MPI_Request_free must know them (nsm_nb_request_free) */
-static pthread_mutex_t nb_live_lock = PTHREAD_MUTEX_INITIALIZER;
+static nodeshm_lock_t nb_live_lock = NODESHM_LOCK_INIT;
 static nsm_nb_op_t *nb_live;
 static long nb_live_count;
 static void nb_live_add(nsm_nb_op_t *o)
 {
-    pthread_mutex_lock(&nb_live_lock);
+    nodeshm_lock(&nb_live_lock);
     o->live_prev = NULL;
     o->live_next = nb_live;
     if (nb_live) nb_live->live_prev = o;
     nb_live = o;
     __atomic_fetch_add(&nb_live_count, 1, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&nb_live_lock);
+    nodeshm_unlock(&nb_live_lock);
 }
 static void nb_live_drop(nsm_nb_op_t *o)
 {
-    pthread_mutex_lock(&nb_live_lock);
+    nodeshm_lock(&nb_live_lock);
     if (o->live_prev) o->live_prev->live_next = o->live_next;
     else nb_live = o->live_next;
     if (o->live_next) o->live_next->live_prev = o->live_prev;
     __atomic_fetch_sub(&nb_live_count, 1, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&nb_live_lock);
+    nodeshm_unlock(&nb_live_lock);
 }
 
 static int nb_free(void *extra)
@@ -110,14 +111,14 @@ int nsm_nb_request_free(MPI_Request *request)
     if (!request || !__atomic_load_n(&nb_live_count, __ATOMIC_RELAXED)) return NSM_HANDED_OVER;
     int id = -1;
     MPI_Comm comm = MPI_COMM_NULL;
-    pthread_mutex_lock(&nb_live_lock);
+    nodeshm_lock(&nb_live_lock);
     for (const nsm_nb_op_t *o = nb_live; o; o = o->live_next)
         if (o->req == *request) {
             id = o->id;
             comm = o->comm;
             break;
         }
-    pthread_mutex_unlock(&nb_live_lock);
+    nodeshm_unlock(&nb_live_lock);
     if (id < 0) return NSM_HANDED_OVER;
     /* the op's entry, from its name in the configuration's table: ialltoallv -> MPI_Ialltoallv */
     char what[96];

@@ -56,6 +56,7 @@
  * communicator freed while requests on it live (MPI keeps it for them) is told by an attribute
  * of our own: its requests go to the library from then on, on every rank. */
 #include "mpi/persistent_entry.h"
+#include "core/lock.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -69,7 +70,7 @@ static const char *const p_call[] = {"MPI_Barrier_init", "MPI_Bcast_init",     "
 static nsm_persist_t *p_table[P_BUCKETS];
 long nsm_persist_entries; /* 0: MPI_Start, Startall, Request_free and the Wait/Test family go
                            * straight to the library */
-static pthread_mutex_t p_lock = PTHREAD_MUTEX_INITIALIZER;
+static nodeshm_lock_t p_lock = NODESHM_LOCK_INIT;
 
 static unsigned p_hash(MPI_Request r)
 {
@@ -84,33 +85,33 @@ static unsigned p_hash(MPI_Request r)
 static nsm_persist_t *p_find(MPI_Request r)
 {
     if (r == MPI_REQUEST_NULL) return NULL;
-    pthread_mutex_lock(&p_lock);
+    nodeshm_lock(&p_lock);
     nsm_persist_t *e = p_table[p_hash(r)];
     while (e && e->req != r) e = e->next;
-    pthread_mutex_unlock(&p_lock);
+    nodeshm_unlock(&p_lock);
     return e;
 }
 
 static void p_insert(nsm_persist_t *e)
 {
-    pthread_mutex_lock(&p_lock);
+    nodeshm_lock(&p_lock);
     nsm_persist_t **b = &p_table[p_hash(e->req)];
     e->next = *b;
     *b = e;
     __atomic_fetch_add(&nsm_persist_entries, 1, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&p_lock);
+    nodeshm_unlock(&p_lock);
 }
 
 static void p_remove(nsm_persist_t *e)
 {
-    pthread_mutex_lock(&p_lock);
+    nodeshm_lock(&p_lock);
     for (nsm_persist_t **p = &p_table[p_hash(e->req)]; *p; p = &(*p)->next)
         if (*p == e) {
             *p = e->next;
             __atomic_fetch_sub(&nsm_persist_entries, 1, __ATOMIC_RELAXED);
             break;
         }
-    pthread_mutex_unlock(&p_lock);
+    nodeshm_unlock(&p_lock);
 }
 
 static void p_drop_types(nsm_persist_t *e)
@@ -130,7 +131,7 @@ static pthread_once_t p_once = PTHREAD_ONCE_INIT;
 static int p_comm_freed(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)keyval, (void)attr, (void)extra;
-    pthread_mutex_lock(&p_lock);
+    nodeshm_lock(&p_lock);
     for (int b = 0; b < P_BUCKETS; b++)
         for (nsm_persist_t *e = p_table[b]; e; e = e->next)
             if (!e->gone && e->comm == comm) {
@@ -139,7 +140,7 @@ static int p_comm_freed(MPI_Comm comm, int keyval, void *attr, void *extra)
                 e->how = P_LIBRARY;
                 e->why = NSM_WHY_SETUP;
             }
-    pthread_mutex_unlock(&p_lock);
+    nodeshm_unlock(&p_lock);
     return MPI_SUCCESS;
 }
 

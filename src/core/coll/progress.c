@@ -1,11 +1,12 @@
 /* nodeshm core, node collectives: non-blocking operations and their progress (progress.h). */
 #include "core/coll/progress.h"
+#include "core/lock.h"
 
 #include <pthread.h>
 
 long nodeshm_nb_outstanding;
 unsigned long nodeshm_nb_completions;
-static pthread_mutex_t nb_lock = PTHREAD_MUTEX_INITIALIZER;
+static nodeshm_lock_t nb_lock = NODESHM_LOCK_INIT;
 static nodeshm_nb_lane_t *nb_active; /* lanes with outstanding ops */
 
 int nodeshm_nb_all_arrived(nodeshm_nb_t *op)
@@ -97,7 +98,7 @@ static void nb_pass_locked(void)
 
 void nodeshm_nb_start(nodeshm_nb_lane_t *lane, nodeshm_nb_t *op, size_t need)
 {
-    pthread_mutex_lock(&nb_lock);
+    nodeshm_lock(&nb_lock);
     nodeshm_coll_area_t *a = lane->area;
     op->seq = ++a->seq;
     op->reused = nodeshm_area_use(a, op->seq, need);
@@ -118,16 +119,16 @@ void nodeshm_nb_start(nodeshm_nb_lane_t *lane, nodeshm_nb_t *op, size_t need)
     __atomic_fetch_add(&lane->pending, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&nodeshm_nb_outstanding, 1, __ATOMIC_RELAXED);
     nb_pass_locked(); /* publishes this op if it can, and moves the others on */
-    pthread_mutex_unlock(&nb_lock);
+    nodeshm_unlock(&nb_lock);
 }
 
 long nodeshm_nb_progress(void)
 {
     if (!nodeshm_nb_any()) return 0;
     /* another thread passing now does the same work: no need to queue behind it */
-    if (pthread_mutex_trylock(&nb_lock) == 0) {
+    if (nodeshm_lock_try(&nb_lock)) {
         nb_pass_locked();
-        pthread_mutex_unlock(&nb_lock);
+        nodeshm_unlock(&nb_lock);
     }
     return __atomic_load_n(&nodeshm_nb_outstanding, __ATOMIC_RELAXED);
 }
