@@ -21,6 +21,8 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   endforeach()
   # MPI_COMM_WORLD's first ops (an ibcast and an iallreduce before any blocking collective)
   list(APPEND p_env NODESHM_MPI_IBCAST_MAX=16k NODESHM_MPI_IALLREDUCE_MAX=16k)
+  # barrier_init (no size) on everywhere, also on one node at 2 ranks under Open MPI (its default there: off)
+  list(APPEND p_env NODESHM_MPI_BARRIER_INIT_MAX=1)
   set(_pass "mpi_persistent: PASS")
   set(_p_tests)
   nodeshm_add_mpi_test(NAME mpi_persistent NP 1 2 3 4 8 ARGS --expect-accel TIMEOUT 300

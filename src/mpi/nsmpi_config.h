@@ -213,7 +213,7 @@
      * between nodes too (barrier_init has no size: there where its column is not 0; gather,       \
      * scatter, allgather as measured below); units as their rows; measurements:              \
      * src/mpi/persistent.c */                                                                     \
-    X(BARRIER_INIT, barrier_init, NSM_PPN(0, 0, 0, 1, 1, 1), NSM_PPN(0, 0, 0, 1, 1, 1)) /* no size */ \
+    X(BARRIER_INIT, barrier_init, NSM_PPN(1, 1, 1, 1, 1, 1), NSM_PPN(0, 1, 1, 1, 1, 1)) /* no size */ \
     X(BCAST_INIT, bcast_init, NSM_PERSIST_NODES_MPICH, NSM_PERSIST_NODES_OMPI)                      \
     X(ALLREDUCE_INIT, allreduce_init, NSM_PERSIST_NODES_MPICH,                                      \
       NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), 0, NSM_K(64), NSM_K(64)))                            \
