@@ -33,6 +33,7 @@
 #define _GNU_SOURCE
 #endif
 #include "mpi/fortran.h"
+#include "mpi/nonblocking.h"
 #include "nsm_bigcount_config.h"
 
 #include <dlfcn.h>
@@ -292,6 +293,7 @@ void mpi_finalize_(nsf_int *ierr)
 {
     nsm_stats_report();
     nsm_finalize_states();
+    nsm_nb_forget_kept();
     void (*fn)(nsf_int *) = (void (*)(nsf_int *))nsf_mpi_routine("pmpi_finalize_");
     fn(ierr);
 }

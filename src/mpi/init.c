@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include "mpi/nsmpi.h"
+#include "mpi/nonblocking.h"
 #include "core/lock.h"
 #include "mpi/nsmpi_config.h"
 #include "core/env.h"
@@ -297,5 +298,6 @@ int MPI_Finalize(void)
 {
     nsm_stats_report(); /* collective, while MPI runs */
     nsm_finalize_states();
+    nsm_nb_forget_kept();
     return PMPI_Finalize();
 }

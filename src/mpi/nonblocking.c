@@ -54,12 +54,43 @@
 
 /* ---------------------------------------------------------------- what every op shares */
 
+/* An op's memory: one freed block is kept for the next op where one thread at a time is in MPI
+ * (core/lock.h; else calloc and free as they are): a calloc and a free per op were ~10% of a
+ * self-only MPI_Ialltoallv + MPI_Wait at 2 ranks (perf), and keeping one cut that call 12%
+ * (Open MPI, 0.161-0.192 -> 0.141-0.157 us).  A block carries its capacity before it. */
+static void *nb_kept;
+static void *nb_block_get(size_t bytes)
+{
+    if (!nodeshm_lock_threads && nb_kept && ((size_t *)nb_kept)[-1] >= bytes) {
+        void *o = nb_kept;
+        nb_kept = NULL;
+        return memset(o, 0, bytes);
+    }
+    size_t *b = calloc(1, bytes + 2 * sizeof(size_t)); /* 16 bytes: the block stays aligned */
+    if (!b) return NULL;
+    b[1] = bytes;
+    return b + 2;
+}
+static void nb_block_put(void *o)
+{
+    if (!nodeshm_lock_threads && !nb_kept) {
+        nb_kept = o;
+        return;
+    }
+    free((size_t *)o - 2);
+}
+void nsm_nb_forget_kept(void)
+{
+    if (nb_kept) free((size_t *)nb_kept - 2);
+    nb_kept = NULL;
+}
+
 static void nb_unref(nsm_nb_op_t *o)
 {
     if (__atomic_sub_fetch(&o->refs, 1, __ATOMIC_ACQ_REL)) return;
     if (o->sdup) PMPI_Type_free(&o->stype);
     if (o->rdup) PMPI_Type_free(&o->rtype);
-    free(o);
+    nb_block_put(o);
 }
 
 /* the generalized request's callbacks: the status of a collective is empty */
@@ -151,7 +182,7 @@ nsm_nb_op_t *nsm_nb_new(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_st
 nsm_nb_op_t *nsm_nb_new_sized(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete,
                               MPI_Request *request, size_t bytes)
 {
-    nsm_nb_op_t *o = calloc(1, bytes);
+    nsm_nb_op_t *o = nb_block_get(bytes);
     if (!o || (request && PMPI_Grequest_start(nb_query, nb_free, nb_cancel, o, &o->req) != MPI_SUCCESS)) {
         fprintf(stderr, "nodeshm_mpi: a non-blocking collective on %d ranks: out of memory\n", s->size);
         nodeshm_abort_job(1);

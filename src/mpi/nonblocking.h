@@ -45,6 +45,8 @@ nsm_nb_op_t *nsm_nb_new(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_st
  * whole is freed with it. */
 nsm_nb_op_t *nsm_nb_new_sized(nsm_state_t *s, nodeshm_nb_step_t publish, nodeshm_nb_step_t complete,
                               MPI_Request *request, size_t bytes);
+/* At MPI_Finalize: the op memory kept for reuse goes back (nonblocking.c). */
+void nsm_nb_forget_kept(void);
 /* The datatype the op may use until it ends: type itself if predefined, else a duplicate. */
 void nsm_nb_send_type(nsm_nb_op_t *o, MPI_Datatype type);
 void nsm_nb_recv_type(nsm_nb_op_t *o, MPI_Datatype type);
