@@ -87,7 +87,7 @@ void nsm_nb_forget_kept(void)
 
 static void nb_unref(nsm_nb_op_t *o)
 {
-    if (__atomic_sub_fetch(&o->refs, 1, __ATOMIC_ACQ_REL)) return;
+    if (nodeshm_count_add(&o->refs, -1)) return;
     if (o->sdup) PMPI_Type_free(&o->stype);
     if (o->rdup) PMPI_Type_free(&o->rtype);
     nb_block_put(o);
@@ -115,7 +115,7 @@ static void nb_live_add(nsm_nb_op_t *o)
     o->live_next = nb_live;
     if (nb_live) nb_live->live_prev = o;
     nb_live = o;
-    __atomic_fetch_add(&nb_live_count, 1, __ATOMIC_RELAXED);
+    nodeshm_count_add(&nb_live_count, 1L);
     nodeshm_unlock(&nb_live_lock);
 }
 static void nb_live_drop(nsm_nb_op_t *o)
@@ -124,7 +124,7 @@ static void nb_live_drop(nsm_nb_op_t *o)
     if (o->live_prev) o->live_prev->live_next = o->live_next;
     else nb_live = o->live_next;
     if (o->live_next) o->live_next->live_prev = o->live_prev;
-    __atomic_fetch_sub(&nb_live_count, 1, __ATOMIC_RELAXED);
+    nodeshm_count_add(&nb_live_count, -1L);
     nodeshm_unlock(&nb_live_lock);
 }
 

@@ -153,7 +153,7 @@ extern const nsm_nb_steps_t nsm_nb_barrier_steps, nsm_nb_bcast_steps, nsm_nb_all
 
 /* persistent.c: a request of ours from its MPI_Start until a Wait/Test returns it counts as
  * outstanding (+1, then -1), so that nodeshm_nb_any() stays the Wait/Test family's one test. */
-static inline void nsm_nb_hold(long n) { __atomic_fetch_add(&nodeshm_nb_outstanding, n, __ATOMIC_RELAXED); }
+static inline void nsm_nb_hold(long n) { nodeshm_count_add(&nodeshm_nb_outstanding, n); }
 
 /* This rank's node rank in the op, and the node's members. */
 static inline int nsm_nb_me(const nodeshm_nb_t *nb) { return nb->lane->area->flags.me; }

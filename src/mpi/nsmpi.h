@@ -15,6 +15,7 @@
 #include "core/coll/area.h" /* flags, banks, small ring and waits: the node-collective engine */
 #include "core/coll/library_wins.h" /* between nodes, where the MPI library's own collective wins */
 #include "core/coll/progress.h" /* its non-blocking operations */
+#include "core/lock.h" /* one thread at a time in MPI: plain counters */
 #include "core/coll/reduce.h" /* the reduction family of both faces */
 #include "core/topology.h" /* the node split */
 #include "core/status.h" /* nodeshm_abort_job: the one way a rank ends the job after an error */
@@ -177,7 +178,7 @@ void nsm_op_var(char *var, size_t len, int op, const char *bound);
 /* Counts an accelerated call of op (NSM_OP_*). */
 static inline void nsm_count_accelerated(int op)
 {
-    __atomic_fetch_add(&nsm_stats[op].accelerated, 1, __ATOMIC_RELAXED);
+    nodeshm_count_add(&nsm_stats[op].accelerated, 1L);
 }
 
 /* Starts an accelerated operation of op: counts it, returns its sequence number, once every node

@@ -69,7 +69,7 @@ static void nb_lane_pass(nodeshm_nb_lane_t *lane)
         if (op->published && !op->completed && op->complete(op)) {
             op->completed = 1;
             op->finished(op);
-            __atomic_fetch_add(&nodeshm_nb_completions, 1, __ATOMIC_RELAXED);
+            nodeshm_count_add(&nodeshm_nb_completions, 1UL);
         }
     }
     uint64_t done = 0;
@@ -78,8 +78,8 @@ static void nb_lane_pass(nodeshm_nb_lane_t *lane)
         done = op->seq;
         lane->head = op->next;
         if (!lane->head) lane->tail = NULL;
-        __atomic_fetch_sub(&lane->pending, 1, __ATOMIC_RELAXED);
-        __atomic_fetch_sub(&nodeshm_nb_outstanding, 1, __ATOMIC_RELAXED);
+        nodeshm_count_add(&lane->pending, -1L);
+        nodeshm_count_add(&nodeshm_nb_outstanding, -1L);
         op->release(op);
     }
     if (done) nodeshm_flags_done(&lane->area->flags, done);
@@ -116,8 +116,8 @@ void nodeshm_nb_start(nodeshm_nb_lane_t *lane, nodeshm_nb_t *op, size_t need)
         nb_active = lane;
     }
     lane->tail = op;
-    __atomic_fetch_add(&lane->pending, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&nodeshm_nb_outstanding, 1, __ATOMIC_RELAXED);
+    nodeshm_count_add(&lane->pending, 1L);
+    nodeshm_count_add(&nodeshm_nb_outstanding, 1L);
     nb_pass_locked(); /* publishes this op if it can, and moves the others on */
     nodeshm_unlock(&nb_lock);
 }
