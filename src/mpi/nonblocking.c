@@ -61,10 +61,13 @@
 static void *nb_kept;
 static void *nb_block_get(size_t bytes)
 {
-    if (!nodeshm_lock_threads && nb_kept && ((size_t *)nb_kept)[-1] >= bytes) {
+    if (!nodeshm_lock_threads && nb_kept) {
         void *o = nb_kept;
         nb_kept = NULL;
-        return memset(o, 0, bytes);
+        if (((size_t *)o)[-1] >= bytes) return memset(o, 0, bytes);
+        /* too small: let it go, so that the larger one made now is kept (a small op's block,
+         * kept first, made every larger op of the run calloc and free again) */
+        free((size_t *)o - 2);
     }
     size_t *b = calloc(1, bytes + 2 * sizeof(size_t)); /* 16 bytes: the block stays aligned */
     if (!b) return NULL;
