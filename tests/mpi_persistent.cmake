@@ -74,7 +74,8 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
   # against PMPI_'s; the windows read from src/mpi/nsmpi_config.h (the column of the MPI built
   # against), --shape the column the launch must make.  Emulated hosts of 2 (3: several nodes of
   # up to 2), 2 hosts of 3 (4: 3-4 per node, Open MPI's rooted 8 KiB), 3 hosts of 1 (no node holds
-  # 2 ranks: none accelerated); pseudo-nodes of 2 and 3 (the one-node lower bounds)
+  # 2 ranks: none accelerated); pseudo-nodes of 2 and 3 (the one-node lower bounds); one node of 2
+  # and of 4 (the one-node columns: Open MPI's barrier_init at 2 ranks is the library's)
   add_executable(nodeshm_t_mpi_persist_defaults mpi_persist_defaults.c)
   set_target_properties(nodeshm_t_mpi_persist_defaults PROPERTIES OUTPUT_NAME mpi_persist_defaults)
   target_include_directories(nodeshm_t_mpi_persist_defaults PRIVATE "${PROJECT_SOURCE_DIR}/src"
@@ -88,5 +89,8 @@ if(TARGET nodeshm_mpi OR EXISTS "${PROJECT_SOURCE_DIR}/src/mpi")
                        PASS_REGEX "${_pass}")
   nodeshm_add_mpi_test(NAME mpi_persist_defaults NP 6 PES_PER_NODE 3 ARGS --shape 4 TIMEOUT 300
                        PASS_REGEX "${_pass}")
-  set_tests_properties(mpi_persist_defaults_np4_ppn2 mpi_persist_defaults_np6_ppn3 PROPERTIES SKIP_RETURN_CODE 77)
+  nodeshm_add_mpi_test(NAME mpi_persist_defaults NP 2 ARGS --shape 0 TIMEOUT 300 PASS_REGEX "${_pass}")
+  nodeshm_add_mpi_test(NAME mpi_persist_defaults NP 4 ARGS --shape 1 TIMEOUT 300 PASS_REGEX "${_pass}")
+  set_tests_properties(mpi_persist_defaults_np4_ppn2 mpi_persist_defaults_np6_ppn3 mpi_persist_defaults_np2
+                       mpi_persist_defaults_np4 PROPERTIES SKIP_RETURN_CODE 77)
 endif()
