@@ -18,6 +18,7 @@
  * (0.83x at 1-8 bytes) win at times; from 16-32 KiB Open MPI's 2-rank single-copy path wins
  * (0.6-0.75x), while at 4 and 8 ranks nodeshm stays ahead up to 128 KiB (1.3-3.5x). */
 #include "mpi/nsmpi.h"
+#include "mpi/nonblocking.h"
 #include "mpi/publish.h"
 #include "core/coll/collect.h"
 
@@ -59,10 +60,7 @@ static inline const nsm_allgather_pub_t *allgather_of(const nodeshm_pub_t *p)
     return (const nsm_allgather_pub_t *)p;
 }
 
-static inline char *allgather_claim(nodeshm_pub_t *p)
-{
-    return nodeshm_area_slot(&nsm_pub_of(p)->s->area, p->me);
-}
+static inline char *allgather_claim(nodeshm_pub_t *p) { return nsm_pub_slot(p, p->me); }
 
 static inline void allgather_pack(nodeshm_pub_t *p, char *to)
 {
@@ -90,6 +88,39 @@ static inline void allgather_unpack(nodeshm_pub_t *p, int k, const char *from)
 static const nodeshm_pub_ops_t allgather_ops = {.post = nsm_pub_post, .await = nsm_pub_await, .done = nsm_pub_done,
                                                 .claim = allgather_claim, .pack = allgather_pack,
                                                 .unpack = allgather_unpack, .from_me = 1};
+
+/* MPI_Iallgather and MPI_Allgather_init's starts on one node: collect.h's step form as the
+ * progress engine's steps of an op (nonblocking_rooted.c and persistent.c start them), on the
+ * buffers the op took at its start; the lane raises the done flag (publish.h's lane_done). */
+static const nodeshm_pub_ops_t iallgather_ops = {.post = nsm_pub_post, .ready = nsm_pub_ready,
+                                                 .done = nsm_pub_lane_done, .claim = allgather_claim,
+                                                 .pack = allgather_pack, .unpack = allgather_unpack, .from_me = 1};
+static inline void iallgather_pub(nsm_allgather_pub_t *a, blocks_t *g, const nodeshm_nb_t *nb)
+{
+    const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
+    /* rcount elements of o->bytes bytes a block (a block's bytes agree on every rank) */
+    *g = (blocks_t){.count = o->rcount, .tsize = o->rcount ? o->bytes / (size_t)o->rcount : 0, .ext = o->rext};
+    *a = (nsm_allgather_pub_t){.sendbuf = o->sendbuf, .sendcount = o->scount, .sendtype = o->stype,
+                               .recvbuf = o->recvbuf, .g = g, .comm = o->s->comm, .in_place = o->in_place,
+                               .dense = nsm_is_dense(o->rtype)};
+    nsm_pub_start_op(&a->c, o->s, nb, o->rtype);
+}
+static int iallgather_publish(nodeshm_nb_t *nb)
+{
+    nsm_allgather_pub_t a;
+    blocks_t g;
+    iallgather_pub(&a, &g, nb);
+    nodeshm_collect_start(&iallgather_ops, &a.c.p);
+    return 1;
+}
+static int iallgather_complete(nodeshm_nb_t *nb)
+{
+    nsm_allgather_pub_t a;
+    blocks_t g;
+    iallgather_pub(&a, &g, nb);
+    return nodeshm_collect_test(&iallgather_ops, &a.c.p, &nb->next_peer);
+}
+const nsm_nb_steps_t nsm_nb_allgather_steps = {iallgather_publish, iallgather_complete};
 
 static int allgather_node(nsm_state_t *s, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                           void *recvbuf, const blocks_t *g, MPI_Datatype recvtype, MPI_Comm comm, int op)

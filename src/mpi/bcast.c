@@ -89,50 +89,38 @@ static const nodeshm_pub_ops_t bcast_ops = {.post = nsm_pub_post, .await = bcast
  * out at a complete step once the root's arrive flag says it posted.  The lane raises the done
  * flag over completed ops in sequence order, so the ops' own done does nothing. */
 
-/* An op's publications: a call's, and the result area the op took at its start (the area's
- * current one may be a later op's by now) */
-typedef struct nsm_ibcast_pub {
-    nsm_bcast_pub_t b;
-    char *result;
-} nsm_ibcast_pub_t;
-static inline char *ibcast_result(const nodeshm_pub_t *p) { return ((const nsm_ibcast_pub_t *)p)->result; }
-
-static inline char *ibcast_claim(nodeshm_pub_t *p) { return ibcast_result(p); }
-/* bcast_await's test: the op's result area once the publisher has posted, else NULL */
+/* the result area the op took at its start (publish.h's bufs: the area's current one may be a
+ * later op's by now) as every member's claim, and ready's answer once the root has posted */
+static inline char *ibcast_claim(nodeshm_pub_t *p) { return nsm_pub_of(p)->bufs->result; }
 static inline const char *ibcast_ready(const nodeshm_pub_t *p, int k, int what)
 {
-    (void)what;
-    const nsm_pub_t *c = nsm_pub_of(p);
-    return nodeshm_flags_arrived(&c->s->area.flags, k, c->seq) ? ibcast_result(p) : NULL;
+    return nsm_pub_ready(p, k, what) ? nsm_pub_of(p)->bufs->result : NULL;
 }
-static inline void ibcast_done(nodeshm_pub_t *p) { (void)p; }
-static const nodeshm_pub_ops_t ibcast_ops = {.post = nsm_pub_post, .ready = ibcast_ready, .done = ibcast_done,
+static const nodeshm_pub_ops_t ibcast_ops = {.post = nsm_pub_post, .ready = ibcast_ready, .done = nsm_pub_lane_done,
                                              .claim = ibcast_claim, .pack = bcast_pack, .unpack = bcast_unpack};
 
-/* The op's publications: its sequence number and result area, its arguments (root_nr: on one
- * node the root's node rank too) */
-static inline void ibcast_pub(nsm_ibcast_pub_t *i, const nodeshm_nb_t *nb)
+/* The op's publications: its sequence number and buffers, its arguments (root_nr: on one node
+ * the root's node rank too) */
+static inline void ibcast_pub(nsm_bcast_pub_t *b, const nodeshm_nb_t *nb)
 {
     const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
-    nsm_bcast_pub_t *b = &i->b;
-    i->result = nb->bufs.result;
     b->buf = o->recvbuf, b->count = o->rcount, b->comm = o->s->comm, b->bytes = o->bytes, b->root = o->root_nr;
-    nsm_pub_start(&b->c, o->s, nb->seq, o->rtype, MPI_OP_NULL);
+    nsm_pub_start_op(&b->c, o->s, nb, o->rtype);
 }
 
 int nsm_ibcast_publish(nodeshm_nb_t *nb)
 {
-    nsm_ibcast_pub_t i;
-    ibcast_pub(&i, nb);
-    (void)nodeshm_bcast_start(&ibcast_ops, &i.b.c.p, i.b.root);
+    nsm_bcast_pub_t b;
+    ibcast_pub(&b, nb);
+    (void)nodeshm_bcast_start(&ibcast_ops, &b.c.p, b.root);
     return 1;
 }
 
 int nsm_ibcast_complete(nodeshm_nb_t *nb)
 {
-    nsm_ibcast_pub_t i;
-    ibcast_pub(&i, nb);
-    return nodeshm_bcast_test(&ibcast_ops, &i.b.c.p, i.b.root);
+    nsm_bcast_pub_t b;
+    ibcast_pub(&b, nb);
+    return nodeshm_bcast_test(&ibcast_ops, &b.c.p, b.root);
 }
 
 NSM_BODY int accelerated_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)

@@ -4,6 +4,7 @@
  * itself: leaders.h). */
 #include "mpi/nsmpi.h"
 #include "mpi/leaders.h"
+#include "mpi/nonblocking.h"
 #include "mpi/publish.h"
 #include "core/coll/gather.h"
 
@@ -25,7 +26,7 @@ typedef struct nsm_gather_pub {
 } nsm_gather_pub_t;
 static inline const nsm_gather_pub_t *gather_of(const nodeshm_pub_t *p) { return (const nsm_gather_pub_t *)p; }
 
-static inline char *gather_claim(nodeshm_pub_t *p) { return nodeshm_area_slot(&nsm_pub_of(p)->s->area, p->me); }
+static inline char *gather_claim(nodeshm_pub_t *p) { return nsm_pub_slot(p, p->me); }
 static inline void gather_pack(nodeshm_pub_t *p, char *to)
 {
     const nsm_gather_pub_t *g = gather_of(p);
@@ -43,6 +44,37 @@ static inline void gather_unpack(nodeshm_pub_t *p, int k, const char *from)
 }
 static const nodeshm_pub_ops_t gather_ops = {.post = nsm_pub_post, .await = nsm_pub_await, .done = nsm_pub_done,
                                              .claim = gather_claim, .pack = gather_pack, .unpack = gather_unpack};
+
+/* MPI_Igather and MPI_Gather_init's starts on one node: gather.h's step form as the progress
+ * engine's steps of an op (nonblocking_rooted.c and persistent.c start them), on the buffers the
+ * op took at its start; a rank but the root is done once it has posted, and only it writes
+ * shared buffers (the op's `writes`); the lane raises the done flag (publish.h's lane_done). */
+static const nodeshm_pub_ops_t igather_ops = {.post = nsm_pub_post, .ready = nsm_pub_ready,
+                                              .done = nsm_pub_lane_done, .claim = gather_claim,
+                                              .pack = gather_pack, .unpack = gather_unpack};
+static inline void igather_pub(nsm_gather_pub_t *g, const nodeshm_nb_t *nb)
+{
+    const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
+    *g = (nsm_gather_pub_t){.sendbuf = o->sendbuf, .sendcount = o->scount, .recvcount = o->rcount,
+                            .sendtype = o->stype, .recvtype = o->rtype, .recvbuf = o->recvbuf,
+                            .rstride = (size_t)o->rcount * (size_t)o->rext, .b = o->bytes, .comm = o->s->comm};
+    nsm_pub_start_op(&g->c, o->s, nb, o->rtype);
+}
+static int igather_publish(nodeshm_nb_t *nb)
+{
+    nsm_gather_pub_t g;
+    igather_pub(&g, nb);
+    (void)nodeshm_gather_start(&igather_ops, &g.c.p, ((const nsm_nb_op_t *)nb)->root_nr);
+    return 1;
+}
+static int igather_complete(nodeshm_nb_t *nb)
+{
+    nsm_gather_pub_t g;
+    igather_pub(&g, nb);
+    return nodeshm_gather_test(&igather_ops, &g.c.p, ((const nsm_nb_op_t *)nb)->root_nr, &nb->next_peer);
+}
+const nsm_nb_steps_t nsm_nb_gather_steps = {igather_publish, igather_complete};
+
 NSM_BODY int accelerated_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                 MPI_Comm comm)

@@ -143,8 +143,9 @@ int nsm_nb_request_free(MPI_Request *request);
 int nsm_ibcast_publish(nodeshm_nb_t *nb);
 int nsm_ibcast_complete(nodeshm_nb_t *nb);
 
-/* Each op's steps, for persistent.c (the persistent forms start the same ops): nonblocking.c
- * barrier, bcast, allreduce, reduce; nonblocking_rooted.c gather, allgather, scatter. */
+/* Each op's steps on one node, for persistent.c (the persistent forms start the same ops) and
+ * nonblocking_rooted.c: nonblocking.c barrier, bcast, allreduce, reduce; gather.c, allgather.c,
+ * scatter.c gather, allgather, scatter (core/coll's step forms). */
 typedef struct nsm_nb_steps {
     nodeshm_nb_step_t publish, complete;
 } nsm_nb_steps_t;

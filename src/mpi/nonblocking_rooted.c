@@ -3,9 +3,12 @@
  * Every start publishes what its peers need, so they complete without another call of ours:
  *   Ireduce     each rank copies its contribution into its slot; the root, once all are there,
  *               reduces them in node rank order into its receive buffer
- *   Igather     each rank packs its block into its slot; the root unpacks them all
- *   Iscatter    the root packs every block into its rank's slot; each rank unpacks its own
- *   Iallgather  each rank packs its block into its slot; each unpacks all of them
+ *   Igather     core/coll/gather.h's step form (gather.c): each rank but the root packs its block
+ *               into its slot; the root copies its own and unpacks the others' as they arrive
+ *   Iscatter    scatter.h's (scatter.c): the root packs every other rank's block into its slot
+ *               and copies its own; each rank unpacks its own
+ *   Iallgather  collect.h's (allgather.c): each rank packs its block into its slot; each
+ *               unpacks all of them as they arrive
  * A rank whose part ends with its publication (a sender of Ireduce or Igather, the root of
  * Iscatter) is done at once.  Between nodes all four take the steps of nonblocking_nodes.c.  What goes to the MPI library: as in nonblocking.c; these decide on
  * the bytes of a block (the same on every rank, whatever the datatypes), and a datatype that is
@@ -62,46 +65,6 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type
 
 /* ---------------------------------------------------------------- MPI_Igather, MPI_Iallgather */
 
-/* my block into my slot (in place: the root of Igather has it in its receive buffer already and
- * puts nothing; Iallgather's is at my place in the receive buffer) */
-static int gather_publish(nodeshm_nb_t *nb)
-{
-    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
-    int me = nsm_nb_me(nb);
-    if (nb->writes) {
-        if (o->in_place)
-            nsm_pack(nodeshm_nb_slot(nb, me), o->bytes, nsm_nb_block(o->recvbuf, me, o->rcount, o->rext), o->rcount,
-                     o->rtype, o->s->comm);
-        else
-            nsm_pack(nodeshm_nb_slot(nb, me), o->bytes, o->sendbuf, o->scount, o->stype, o->s->comm);
-    }
-    nodeshm_flags_arrive(&nb->lane->area->flags, nb->seq);
-    return 1;
-}
-/* everyone's blocks out of the slots (not mine where it is in place already) */
-static void gather_unpack_all(nodeshm_nb_t *nb, nsm_nb_op_t *o)
-{
-    for (int r = 0, me = nsm_nb_me(nb); r < nsm_nb_members(nb); r++)
-        if (r != me || !o->in_place)
-            nsm_unpack(nsm_nb_block(o->recvbuf, r, o->rcount, o->rext), o->rcount, o->rtype, nodeshm_nb_slot(nb, r),
-                       o->bytes, o->s->comm);
-}
-static int gather_complete(nodeshm_nb_t *nb)
-{
-    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
-    if (nsm_nb_me(nb) != o->root_nr) return 1;
-    if (!nodeshm_nb_all_arrived(nb)) return 0;
-    gather_unpack_all(nb, o);
-    return 1;
-}
-static int allgather_complete(nodeshm_nb_t *nb)
-{
-    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
-    if (!nodeshm_nb_all_arrived(nb)) return 0;
-    gather_unpack_all(nb, o);
-    return 1;
-}
-
 /* Igather (root >= 0) or Iallgather (root -1) */
 static int nb_gather(int op, const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root,
                      MPI_Comm comm, MPI_Request *request)
@@ -115,7 +78,8 @@ static int nb_gather(int op, const void *sb, int sc, MPI_Datatype st, void *rb, 
         NSM_WHY(NSM_WHY_EMPTY);
         return nsm_nb_empty(request);
     }
-    nsm_nb_op_t *o = nsm_nb_new(s, gather_publish, op == NSM_OP_IGATHER ? gather_complete : allgather_complete, request);
+    const nsm_nb_steps_t *steps = op == NSM_OP_IGATHER ? &nsm_nb_gather_steps : &nsm_nb_allgather_steps;
+    nsm_nb_op_t *o = nsm_nb_new(s, steps->publish, steps->complete, request);
     int receives = op == NSM_OP_IALLGATHER || s->rank == root;
     o->sendbuf = sb;
     o->recvbuf = rb;
@@ -130,9 +94,9 @@ static int nb_gather(int op, const void *sb, int sc, MPI_Datatype st, void *rb, 
     }
     o->root_nr = op == NSM_OP_IGATHER ? root : -1;
     o->bytes = (size_t)bytes;
-    /* Igather's root in place has its block where it belongs: it only reads the slots (between
+    /* Igather's root takes its own block from its send buffer and only reads the slots (between
      * nodes every rank puts its block into the stage) */
-    int writes = s->n_nodes > 1 ? nsm_nb_nodes_steps(o, op) : !(op == NSM_OP_IGATHER && o->in_place);
+    int writes = s->n_nodes > 1 ? nsm_nb_nodes_steps(o, op) : !(op == NSM_OP_IGATHER && s->rank == root);
     nsm_nb_go(o, op, writes, (size_t)bytes);
     return MPI_SUCCESS;
 }
@@ -179,28 +143,6 @@ int MPI_Iallgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MP
 
 /* ---------------------------------------------------------------- MPI_Iscatter */
 
-/* the root packs every block into its rank's slot (its own too unless in place) */
-static int scatter_publish(nodeshm_nb_t *nb)
-{
-    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
-    if (!nb->writes) return 1; /* not the root */
-    for (int r = 0, me = nsm_nb_me(nb); r < nsm_nb_members(nb); r++)
-        if (r != me || !o->in_place)
-            nsm_pack(nodeshm_nb_slot(nb, r), o->bytes, nsm_nb_block((void *)o->sendbuf, r, o->scount, o->sext), o->scount,
-                     o->stype, o->s->comm);
-    nodeshm_flags_arrive(&nb->lane->area->flags, nb->seq);
-    return 1;
-}
-static int scatter_complete(nodeshm_nb_t *nb)
-{
-    nsm_nb_op_t *o = (nsm_nb_op_t *)nb;
-    int me = nsm_nb_me(nb);
-    if (o->in_place) return 1; /* the root in place: its block stays where it is */
-    if (me != o->root_nr && !nodeshm_nb_arrived(nb, o->root_nr)) return 0;
-    nsm_unpack(o->recvbuf, o->rcount, o->rtype, nodeshm_nb_slot(nb, me), o->bytes, o->s->comm);
-    return 1;
-}
-
 NSM_BODY int accelerated_Iscatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                                   int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -212,7 +154,7 @@ NSM_BODY int accelerated_Iscatter(const void *sb, int sc, MPI_Datatype st, void 
         NSM_WHY(NSM_WHY_EMPTY);
         return nsm_nb_empty(request);
     }
-    nsm_nb_op_t *o = nsm_nb_new(s, scatter_publish, scatter_complete, request);
+    nsm_nb_op_t *o = nsm_nb_new(s, nsm_nb_scatter_steps.publish, nsm_nb_scatter_steps.complete, request);
     int is_root = s->rank == root;
     o->sendbuf = sb;
     o->recvbuf = rb;
@@ -306,7 +248,3 @@ int MPI_Iallgather_c(const void *sb, MPI_Count sc, MPI_Datatype st, void *rb, MP
                        PMPI_Iallgather_c(sb, sc, st, rb, rc, rt, comm, request));
 })
 
-/* the persistent forms' steps (persistent.c) */
-const nsm_nb_steps_t nsm_nb_gather_steps = {gather_publish, gather_complete},
-                     nsm_nb_allgather_steps = {gather_publish, allgather_complete},
-                     nsm_nb_scatter_steps = {scatter_publish, scatter_complete};

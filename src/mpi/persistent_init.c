@@ -91,8 +91,8 @@ static __attribute__((unused)) int p_gather(int rc, int id, int kind, const void
     e->t.scount = sc;
     e->t.rcount = rcount;
     e->t.root_nr = kind == K_GATHER ? root : -1;
-    /* Gather's root in place has its block where it belongs: it only reads the slots */
-    e->writes = !(kind == K_GATHER && e->t.in_place);
+    /* Gather's root takes its own block from its send buffer: it only reads the slots */
+    e->writes = !(kind == K_GATHER && e->me == root);
     if (e->how != P_LIBRARY) {
         if (!e->t.in_place) nsm_nb_send_type(&e->t, st);
         if (receives) {

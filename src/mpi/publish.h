@@ -19,9 +19,18 @@ typedef struct nsm_pub {
     uint64_t seq;
     MPI_Datatype type; /* the leaders' exchange's */
     MPI_Op op;
+    const nodeshm_coll_bufs_t *bufs; /* the operation's: the area's current ones, or those a
+                                      * non-blocking op took at its start (a later op's by now) */
 } nsm_pub_t;
 
 static inline const nsm_pub_t *nsm_pub_of(const nodeshm_pub_t *p) { return (const nsm_pub_t *)p; }
+
+/* node rank k's slot of the operation */
+static inline char *nsm_pub_slot(const nodeshm_pub_t *p, int k)
+{
+    const nodeshm_coll_bufs_t *b = nsm_pub_of(p)->bufs;
+    return b->slots + (size_t)k * b->slot_stride;
+}
 
 /* DATA: the member's arrive flag; SHARED: the leader's release line, another member's reduced */
 static inline void nsm_pub_post(nodeshm_pub_t *p, int what)
@@ -61,6 +70,17 @@ static inline int nsm_pub_exscan(nodeshm_pub_t *p, void *buf, size_t count)
     return PMPI_Exscan(MPI_IN_PLACE, buf, (int)count, c->type, c->op, c->s->leaders);
 }
 
+/* A non-blocking op's (the families' step forms, core/coll/progress.h's steps): await's test,
+ * node rank k's slot once k has arrived, else NULL; and a done that does nothing: the lane
+ * raises the done flag over its completed ops in sequence order. */
+static inline const char *nsm_pub_ready(const nodeshm_pub_t *p, int k, int what)
+{
+    (void)what;
+    const nsm_pub_t *c = nsm_pub_of(p);
+    return nodeshm_flags_arrived(&c->s->area.flags, k, c->seq) ? nsm_pub_slot(p, k) : NULL;
+}
+static inline void nsm_pub_lane_done(nodeshm_pub_t *p) { (void)p; }
+
 /* the scans' (bcast.c has broadcast's: its claim, at, pack and unpack, and its exchange) */
 static const nodeshm_pub_ops_t nsm_pub_ops = {.post = nsm_pub_post, .await = nsm_pub_await,
                                                .shared = nsm_pub_shared, .done = nsm_pub_done,
@@ -70,7 +90,14 @@ static const nodeshm_pub_ops_t nsm_pub_ops = {.post = nsm_pub_post, .await = nsm
 static inline void nsm_pub_start(nsm_pub_t *c, nsm_state_t *s, uint64_t seq, MPI_Datatype type, MPI_Op op)
 {
     c->p = (nodeshm_pub_t){s->node_size, s->node_rank, s->n_nodes, s->my_node};
-    c->s = s, c->seq = seq, c->type = type, c->op = op;
+    c->s = s, c->seq = seq, c->type = type, c->op = op, c->bufs = &s->area.cur;
+}
+
+/* The same for non-blocking op nb on s: its sequence number and the buffers it took. */
+static inline void nsm_pub_start_op(nsm_pub_t *c, nsm_state_t *s, const nodeshm_nb_t *nb, MPI_Datatype type)
+{
+    nsm_pub_start(c, s, nb->seq, type, MPI_OP_NULL);
+    c->bufs = &nb->bufs;
 }
 
 /* The same, and in *m its reduction over them: node rank k's slot, or `mine` for me where not

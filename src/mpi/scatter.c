@@ -33,9 +33,11 @@
  * ranks.  Scatterv measures alike. */
 #include "mpi/nsmpi.h"
 #include "mpi/leaders.h"
+#include "mpi/nonblocking.h"
 #include "mpi/publish.h"
 #include "core/coll/scatter.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,11 +76,11 @@ typedef struct nsm_scatter_pub {
 static inline nsm_scatter_pub_t *scatter_of(nodeshm_pub_t *p) { return (nsm_scatter_pub_t *)p; }
 static inline int via_slot(const nsm_scatter_pub_t *a, size_t n) { return n > 0 && n >= a->lo && n <= a->hi; }
 
-static inline char *scatter_claim(nodeshm_pub_t *p) { return nsm_pub_of(p)->s->area.cur.slots; }
+static inline char *scatter_claim(nodeshm_pub_t *p) { return nsm_pub_of(p)->bufs->slots; }
 static inline const char *scatter_block(const nodeshm_pub_t *p, const char *at, int j)
 {
     (void)at;
-    return nodeshm_area_slot(&nsm_pub_of(p)->s->area, j);
+    return nsm_pub_slot(p, j);
 }
 static inline void scatter_pack(nodeshm_pub_t *p, char *to)
 {
@@ -90,7 +92,7 @@ static inline void scatter_pack(nodeshm_pub_t *p, char *to)
         size_t n = blk_bytes(g, r);
         if (r == p->me || n == 0) continue;
         if (via_slot(a, n)) {
-            nsm_pack(nodeshm_area_slot(&s->area, r), n, blk_at(a->sendbuf, g, r), blk_count(g, r), a->sendtype, a->comm);
+            nsm_pack(nsm_pub_slot(p, r), n, blk_at(a->sendbuf, g, r), blk_count(g, r), a->sendtype, a->comm);
             continue;
         }
         if (!a->req && !(a->req = malloc(sizeof *a->req * (size_t)s->size))) {
@@ -120,6 +122,41 @@ static inline void scatter_done(nodeshm_pub_t *p)
 static const nodeshm_pub_ops_t scatter_ops = {.post = nsm_pub_post, .await = nsm_pub_await, .done = scatter_done,
                                               .claim = scatter_claim, .pack = scatter_pack, .unpack = scatter_unpack,
                                               .block = scatter_block};
+
+/* MPI_Iscatter and MPI_Scatter_init's starts on one node: scatter.h's step form as the progress
+ * engine's steps of an op (nonblocking_rooted.c and persistent.c start them), on the buffers the
+ * op took at its start: uniform blocks, all through the slots; the root is done once it has
+ * posted, and only it writes shared buffers (the op's `writes`); the lane raises the done flag. */
+static const nodeshm_pub_ops_t iscatter_ops = {.post = nsm_pub_post, .ready = nsm_pub_ready,
+                                               .done = nsm_pub_lane_done, .claim = scatter_claim,
+                                               .pack = scatter_pack, .unpack = scatter_unpack,
+                                               .block = scatter_block};
+static inline void iscatter_pub(nsm_scatter_pub_t *a, blocks_t *g, const nodeshm_nb_t *nb)
+{
+    const nsm_nb_op_t *o = (const nsm_nb_op_t *)nb;
+    /* the root's blocks: scount elements of o->bytes bytes (a block's bytes agree on every rank) */
+    *g = (blocks_t){.count = o->scount, .tsize = o->scount ? o->bytes / (size_t)o->scount : 0, .ext = o->sext};
+    *a = (nsm_scatter_pub_t){.sendbuf = o->sendbuf, .g = g, .sendtype = o->stype, .recvtype = o->rtype,
+                             .recvbuf = o->recvbuf, .recvcount = o->rcount, .mine = o->bytes, .lo = 0,
+                             .hi = SIZE_MAX, .comm = o->s->comm};
+    nsm_pub_start_op(&a->c, o->s, nb, o->rtype);
+}
+static int iscatter_publish(nodeshm_nb_t *nb)
+{
+    nsm_scatter_pub_t a;
+    blocks_t g;
+    iscatter_pub(&a, &g, nb);
+    (void)nodeshm_scatter_start(&iscatter_ops, &a.c.p, ((const nsm_nb_op_t *)nb)->root_nr);
+    return 1;
+}
+static int iscatter_complete(nodeshm_nb_t *nb)
+{
+    nsm_scatter_pub_t a;
+    blocks_t g;
+    iscatter_pub(&a, &g, nb);
+    return nodeshm_scatter_test(&iscatter_ops, &a.c.p, ((const nsm_nb_op_t *)nb)->root_nr);
+}
+const nsm_nb_steps_t nsm_nb_scatter_steps = {iscatter_publish, iscatter_complete};
 
 /* mine: this rank's block bytes */
 static int scatter_node(nsm_state_t *s, const void *sendbuf, const blocks_t *g, MPI_Datatype sendtype,

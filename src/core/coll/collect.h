@@ -15,7 +15,9 @@
  * check copies nothing but still says done, so that nobody waits for it forever.
  *
  * MPI_Allgather and MPI_Allgatherv on one node (src/mpi/allgather.c) and the OpenSHMEM face's
- * collect and fcollect on a one-node team (core/coll/team/collect.c) run this.  What stays in
+ * collect and fcollect on a one-node team (core/coll/team/collect.c) run this; MPI_Iallgather and
+ * MPI_Allgather_init's starts its step form (allgather.c's steps of the progress engine,
+ * core/coll/progress.h).  What stays in
  * the faces: argument checks and hand-overs, how large a call may be, eager or in-place reading
  * (the OpenSHMEM face's rendezvous above coll_copy_eager_max()), and between nodes their own
  * paths (the interposer's leaders' stage and PMPI_Allgatherv; the OpenSHMEM face's fan.c and its
@@ -48,6 +50,32 @@ static inline __attribute__((always_inline)) int nodeshm_collect(const nodeshm_p
         ops->unpack(p, k, k == me ? mine : ops->await(p, k, NODESHM_PUB_DATA));
     ops->done(p); /* after a failed check too: nobody waits forever */
     return rc;
+}
+
+/* The step form, for a non-blocking collect whose sizes need no check (ops->check NULL: every
+ * member knows them): the same parts, and neither step waits.  start: publishes my piece.  test:
+ * unpacks each member's piece, in the order from_me says, as it finds it ready (ops->ready,
+ * await's test; mine from my claim); *next counts the pieces it is past (0 at the first test);
+ * 1 once all are.  nodeshm_collect without check is start, then test with a wait. */
+static inline __attribute__((always_inline)) void nodeshm_collect_start(const nodeshm_pub_ops_t *ops, nodeshm_pub_t *p)
+{
+    ops->pack(p, ops->claim(p));
+    ops->post(p, NODESHM_PUB_DATA);
+}
+
+static inline __attribute__((always_inline)) int nodeshm_collect_test(const nodeshm_pub_ops_t *ops, nodeshm_pub_t *p,
+                                                                      unsigned *next)
+{
+    const int n = p->n, me = p->me;
+    for (; *next < (unsigned)n; ++*next) {
+        int k = ops->from_me ? me + (int)*next : (int)*next;
+        if (k >= n) k -= n;
+        const char *from = k == me ? ops->claim(p) : ops->ready(p, k, NODESHM_PUB_DATA);
+        if (!from) return 0;
+        ops->unpack(p, k, from);
+    }
+    ops->done(p);
+    return 1;
 }
 
 #endif

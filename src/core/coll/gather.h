@@ -10,7 +10,9 @@
  * window go point to point), size(k) says 0 for them, their senders do not call this, and the
  * face's done waits for them.
  *
- * MPI_Gather and MPI_Gatherv on one node (src/mpi/gather.c, gatherv.c: the slots area) run this.
+ * MPI_Gather and MPI_Gatherv on one node (src/mpi/gather.c, gatherv.c: the slots area) run this;
+ * MPI_Igather and MPI_Gather_init's starts its step form (gather.c's steps of the progress
+ * engine, core/coll/progress.h).
  * What stays in the face: argument checks and hand-overs, how large a call may be, the datatypes
  * (pack, unpack), point-to-point blocks, and between nodes the leaders' stage and their
  * exchange. */
@@ -34,6 +36,42 @@ static inline __attribute__((always_inline)) void nodeshm_gather(const nodeshm_p
             if (!ops->size || ops->size(p, k)) ops->unpack(p, k, ops->await(p, k, NODESHM_PUB_DATA));
     }
     ops->done(p);
+}
+
+/* The step form, for a non-blocking gather: the same parts, and neither step waits.  start: a
+ * member but the root publishes its piece and is done (returns 1); the root takes its own piece
+ * and returns 0.  test: 1 once this member is done (a member but the root: at once), the root
+ * having unpacked every publishing member's piece as it found it ready (ops->ready, await's test),
+ * in the same order round the members; *next counts the members it is past (0 at the first
+ * test).  nodeshm_gather is start, then test with a wait. */
+static inline __attribute__((always_inline)) int nodeshm_gather_start(const nodeshm_pub_ops_t *ops, nodeshm_pub_t *p,
+                                                                      int root)
+{
+    if (p->me != root) {
+        ops->pack(p, ops->claim(p));
+        ops->post(p, NODESHM_PUB_DATA);
+        ops->done(p);
+        return 1;
+    }
+    ops->unpack(p, root, NULL);
+    return 0;
+}
+
+static inline __attribute__((always_inline)) int nodeshm_gather_test(const nodeshm_pub_ops_t *ops, nodeshm_pub_t *p,
+                                                                     int root, unsigned *next)
+{
+    const int n = p->n;
+    if (p->me != root) return 1;
+    for (; *next + 1 < (unsigned)n; ++*next) {
+        int k = root + 1 + (int)*next;
+        if (k >= n) k -= n;
+        if (ops->size && !ops->size(p, k)) continue;
+        const char *from = ops->ready(p, k, NODESHM_PUB_DATA);
+        if (!from) return 0;
+        ops->unpack(p, k, from);
+    }
+    ops->done(p);
+    return 1;
 }
 
 #endif

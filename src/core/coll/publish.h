@@ -66,7 +66,10 @@
  *     matrix as claim and await, blocks of the packed block size apart; for gather and scatter
  *     on one node (src/mpi/gather.c, gatherv.c, scatter.c) every member's slot (scatter: the
  *     root's claim is the slots area, block j member j's slot), MPI_Gatherv's size 0 for a
- *     block outside its window, the v-forms' point-to-point blocks in their pack and done;
+ *     block outside its window, the v-forms' point-to-point blocks in their pack and done; for
+ *     MPI_Igather, MPI_Iscatter, MPI_Iallgather (and their _init forms' starts) the same ops on
+ *     the op's buffers, ready the arrive flag's test and a done that does nothing, as
+ *     broadcast's (src/mpi/publish.h: nsm_pub_ready, nsm_pub_lane_done);
  *   OpenSHMEM (core/coll/team/publish.h): a team's turn (turns.c: staging, or small.c's ring
  *     for small contributions), the turn lines of the members' control blocks (DATA: arrive, or
  *     the ring entry's epoch; SHARED: reduced), the last member's staging buffer of the turn as
