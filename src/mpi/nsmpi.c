@@ -190,7 +190,7 @@ long long nsm_type_bytes(int count, MPI_Datatype type)
     return (long long)count * tsize;
 }
 
-int nsm_is_named(MPI_Datatype type)
+int nsm_envelope_named(MPI_Datatype type)
 {
     int ni, na, nd, comb;
     if (PMPI_Type_get_envelope(type, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
