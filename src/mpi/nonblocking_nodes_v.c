@@ -65,8 +65,10 @@
  * and 64 KiB from 3; ialltoall MPICH 64 KiB at 2 per host and 32 KiB from 3, Open MPI 8 KiB.
  * Pinned hosts (issue 16) later showed MPICH's 32 KiB at 4 per host losing: full tables 0.84-0.96x,
  * and 3 launches alternating, -i 200: ialltoall 32 KiB 0.83-0.95x (ialltoall_ovl 0.91-1.06x),
- * 16 KiB 1.28-1.33x; so 16 KiB at 3-4 per host (32 KiB then 0.96-1.01x: the library's), 5 and
- * more per host unmeasured (32 KiB kept).
+ * 16 KiB 1.28-1.33x; so 16 KiB at 3-4 per host (32 KiB then 0.96-1.01x: the library's).  At 8
+ * per host (2 hosts x 8 on 2 CPUs, 3 launches alternating, -i 50) MPICH's 32 KiB window lost at
+ * 16 KiB: ialltoall 0.57-0.61x, ialltoall_ovl 0.54-0.57x (8 KiB 1.33-1.49x, 32 KiB 0.97-1.02x);
+ * with 8 KiB, 16 KiB 0.96-1.04x and 0.95-1.01x (the library's); so 8 KiB from 5 per host.
  * Ialltoallv's figures above are of the second form (the per-node largest block, PMPI_Ialltoallw).
  * On the blocking op's exchange (bench/mpi_osu.c rows ialltoallv and ialltoallv_sparse, each rank
  * with the ranks of its parity; 2 emulated hosts x 2, 8 B-64 KiB, -i 100 -r 7, the blocking op's
