@@ -37,6 +37,14 @@
  * receive half, where the leaders would have put them (the leaders leave the pair out alike).
  * Every wait on the library's requests is by tests under the core's policy (nsm_wait_requests).
  *
+ * MPICH, 2 emulated hosts x 8 (the 5+ per host column), 3 launches alternating, -i 50: with the
+ * 2 KiB stride each rank's sparse exchange (the ranks of its parity) lost at 2 KiB blocks through
+ * the leaders, alltoallv 0.74-0.82x, ialltoallv 0.62-0.76x (1 KiB 0.88-1.26x), while the uniform
+ * one won 2.4-2.8x there; with 1 KiB, 2 KiB blocks go point to point: sparse 0.96-1.02x, uniform
+ * 0.93-1.16x, and uniform 1 KiB 2.9-3.2x (1.6-1.8x at the 2 KiB stride).  So 1 KiB from 5 per
+ * host under MPICH.  (Sending a sparse pair's larger blocks rank to rank, as the small ones
+ * already are, would keep the uniform 2 KiB win: not measured yet.)
+ *
  * Counts and displacements come as int (MPI_Alltoallv) or MPI_Count/MPI_Aint (MPI_Alltoallv_c:
  * no conversion, so a count above INT_MAX needs no agreement either: its block is above T, point
  * to point).  In place (alltoallv), a block sent point to point is copied aside first: its

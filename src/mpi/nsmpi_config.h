@@ -156,7 +156,7 @@
       NSM_PPN(NSM_K(32), NSM_K(64), NSM_K(64), NSM_K(16), NSM_K(8), NSM_K(8)),                   \
       NSM_PPN(NSM_K(8), NSM_K(64), NSM_K(64), NSM_K(8), NSM_K(8), NSM_K(8)))                       \
     X(ALLTOALLV, alltoallv, /* bytes of one rank pair: the matrix stride; larger go point to point */ \
-      NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(2), NSM_K(2)),                     \
+      NSM_PPN(NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(32), NSM_K(2), NSM_K(1)), /* MPICH 5+ per host: alltoallv_pairs.c */ \
       NSM_PPN(NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8), NSM_K(8)))                         \
     /* scans, reduce_scatter, alltoallw (src/mpi/scan.c, reduce_scatter.c, alltoallw.c): one node  \
      * as measured (the note below NSM_OP_MINS); between nodes off until measured (the paths      \
@@ -207,7 +207,7 @@
       NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(16), NSM_K(8)),                     \
       NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(8), NSM_K(8), NSM_K(8)))                       \
     X(IALLTOALLV, ialltoallv, /* bytes of one rank pair: the matrix stride; larger go point to point */ \
-      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(32), NSM_K(2), NSM_K(2)),                      \
+      NSM_PPN(NSM_K(64), NSM_K(64), NSM_K(64), NSM_K(32), NSM_K(2), NSM_K(1)),                      \
       NSM_PPN(NSM_K(16), NSM_K(16), NSM_K(16), NSM_K(8), NSM_K(8), NSM_K(8)))                       \
     /* persistent forms (MPI_<Op>_init; a call is an MPI_Start): the non-blocking ops' steps, so  \
      * between nodes too (barrier_init has no size: there where its column is not 0; gather,       \
