@@ -102,7 +102,7 @@ static inline void iallgather_pub(nsm_allgather_pub_t *a, blocks_t *g, const nod
     *g = (blocks_t){.count = o->rcount, .tsize = o->rcount ? o->bytes / (size_t)o->rcount : 0, .ext = o->rext};
     *a = (nsm_allgather_pub_t){.sendbuf = o->sendbuf, .sendcount = o->scount, .sendtype = o->stype,
                                .recvbuf = o->recvbuf, .g = g, .comm = o->s->comm, .in_place = o->in_place,
-                               .dense = nsm_is_dense(o->rtype)};
+                               .dense = o->rdense};
     nsm_pub_start_op(&a->c, o->s, nb, o->rtype);
 }
 static int iallgather_publish(nodeshm_nb_t *nb)

@@ -26,6 +26,7 @@ typedef struct nsm_nb_op {
     int root_nr;      /* rooted ops: the root's node rank (= comm rank: one node) */
     int in_place;
     MPI_Aint sext, rext; /* extents of stype, rtype where blocks are placed by rank */
+    int rdense;       /* Iallgather: rtype's packed form is a memcpy (asked once, at the start) */
     MPI_Op op;
     size_t bytes;     /* the message (bcast, reductions) or one rank's block */
     void *owner;      /* persistent.c: its request's entry (then no generalized request) */

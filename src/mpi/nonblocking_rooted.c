@@ -91,6 +91,7 @@ static int nb_gather(int op, const void *sb, int sc, MPI_Datatype st, void *rb, 
         nsm_nb_recv_type(o, rt);
         MPI_Aint lb;
         nsm_extent(rt, &lb, &o->rext);
+        o->rdense = nsm_is_dense(rt);
     }
     o->root_nr = op == NSM_OP_IGATHER ? root : -1;
     o->bytes = (size_t)bytes;

@@ -309,6 +309,7 @@ static int p_start(nsm_persist_t *e, MPI_Request *request)
             o->in_place = t->in_place;
             o->sext = t->sext;
             o->rext = t->rext;
+            o->rdense = t->rdense;
             o->op = t->op;
             o->bytes = t->bytes;
             o->owner = e;

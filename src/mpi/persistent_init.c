@@ -99,6 +99,7 @@ static __attribute__((unused)) int p_gather(int rc, int id, int kind, const void
             nsm_nb_recv_type(&e->t, rt);
             MPI_Aint lb;
             nsm_extent(rt, &lb, &e->t.rext);
+            e->t.rdense = nsm_is_dense(rt);
         }
     }
     return nsm_persist_add(e);
